@@ -1,0 +1,87 @@
+// Backend: the one interface every device type implements; op front-ends validate, promote and
+// allocate, then call the kernel of the backend for the tensors' device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tensor/allocator.h"
+#include "tensor/tensor.h"
+
+namespace tensorlet {
+
+enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Relu, LogicalNot };
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum,   // out dtype = input dtype
+  Gt, Lt, Ge, Le, Eq, Ne, LogicalAnd, LogicalOr  // out dtype = bool
+};
+enum class ReduceOp : uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
+enum class ArgReduceOp : uint8_t { ArgMax, ArgMin };
+enum class RandomKind : uint8_t { Uniform, Normal, Integer };
+
+const char* unary_op_name(UnaryOp op);    // "tl::exp"
+const char* binary_op_name(BinaryOp op);  // "tl::add"
+inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Gt; }
+
+struct RandomParams {
+  RandomKind kind = RandomKind::Uniform;
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // first Philox block (see tensor/philox.h)
+  int64_t low = 0, high = 0;  // Integer only
+};
+
+// All shapes below are validated by the front-end. Unless stated, `out` is freshly allocated,
+// contiguous and on the same device as the inputs; inputs may have any strides (including 0 for
+// broadcast dims). Kernels may run asynchronously on devices that have streams.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Allocator& allocator(Device device) = 0;
+
+  // out[...] = src[...] converted to out's dtype; same shape; out may be any (non-overlapping)
+  // strided view. One of src/out may live on another device (host <-> device copies).
+  virtual void copy(const Tensor& src, const Tensor& out) = 0;
+  // out (any strides) = value.
+  virtual void fill(const Tensor& out, Scalar value) = 0;
+  // Same shape; in has out's dtype except LogicalNot (out bool). out may be a strided view
+  // (in-place ops), possibly the same memory as the input.
+  virtual void unary(UnaryOp op, const Tensor& in, const Tensor& out) = 0;
+  // a, b broadcast to out's shape, one dtype; out has it too, or bool for comparisons/logical.
+  virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // cond bool, a/b/out one dtype, all of out's shape.
+  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // out has in's shape with reduced dims of size 1 (keepdim); reduce_dims[d] marks reduced dims.
+  // Sum/Prod/Mean/Max/Min keep in's dtype except the front-end may pick a wider out dtype
+  // (int -> int64); All/Any give bool. Empty reductions are validated by the front-end.
+  virtual void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
+                      const Tensor& out) = 0;
+  // Index of the first max/min along `dim` (or over everything flattened when dim is empty);
+  // out int64 with keepdim shape.
+  virtual void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
+                          const Tensor& out) = 0;
+  // a: [*batch, M, K], b: [*batch, K, N] (batch dims already broadcast, possibly stride 0),
+  // out: [*batch, M, N] contiguous.
+  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // [n, ndim] int64 indices of non-zero elements, row-major (host-synchronizing).
+  virtual Tensor nonzero(const Tensor& in) = 0;
+  // in and mask already broadcast to one shape; mask bool; 1-D result (host-synchronizing).
+  virtual Tensor masked_select(const Tensor& in, const Tensor& mask) = 0;
+  // index 1-D int64, all in range; out shape = in's with dim replaced by index.numel().
+  virtual void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  // index int64 of out's shape, all in range.
+  virtual void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  // Concatenates inputs (same dtype as out, matching shapes) along dim into out, in one pass.
+  virtual void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) = 0;
+  // Fills contiguous out from the Philox stream.
+  virtual void random(const RandomParams& params, const Tensor& out) = 0;
+};
+
+// The backend for a device's type; throws DeviceError when that backend is not built in.
+Backend& backend_for(Device device);
+// The backend that runs a kernel touching these devices: a non-CPU one if either is.
+inline Backend& backend_for(Device a, Device b) { return backend_for(a.is_cpu() ? b : a); }
+
+Backend& cpu_backend();
+
+}  // namespace tensorlet

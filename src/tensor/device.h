@@ -1,0 +1,39 @@
+// Device: where a tensor's storage lives, "cpu" or "cuda:N".
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace tensorlet {
+
+enum class DeviceType : uint8_t { CPU = 0, CUDA = 1 };
+inline constexpr int kNumDeviceTypes = 2;
+
+class Device {
+ public:
+  constexpr Device() = default;
+  constexpr Device(DeviceType type, int index = 0) : type_(type), index_(type == DeviceType::CPU ? 0 : index) {}
+
+  static constexpr Device cpu() { return Device(DeviceType::CPU, 0); }
+  static constexpr Device cuda(int index = 0) { return Device(DeviceType::CUDA, index); }
+  // Parses "cpu", "cuda", "cuda:N"; throws DeviceError on anything else.
+  static Device parse(std::string_view text);
+
+  constexpr DeviceType type() const { return type_; }
+  constexpr int index() const { return index_; }
+  constexpr bool is_cpu() const { return type_ == DeviceType::CPU; }
+  constexpr bool is_cuda() const { return type_ == DeviceType::CUDA; }
+  std::string str() const;
+
+  friend constexpr bool operator==(Device a, Device b) { return a.type_ == b.type_ && a.index_ == b.index_; }
+
+ private:
+  DeviceType type_ = DeviceType::CPU;
+  int index_ = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, Device device);
+
+}  // namespace tensorlet

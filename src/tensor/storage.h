@@ -1,0 +1,31 @@
+// Storage: a refcounted block of device memory that tensors (and their views) share.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "tensor/allocator.h"
+#include "tensor/device.h"
+
+namespace tensorlet {
+
+class Storage {
+ public:
+  // Allocates nbytes on `device` from that device's backend allocator.
+  Storage(size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  Device device_;
+  Allocator* allocator_ = nullptr;
+};
+
+}  // namespace tensorlet

@@ -1,0 +1,196 @@
+// Tensor core: construction, accessors, copies, conversion and host read-back.
+#include "tensor/tensor.h"
+
+#include <cstring>
+
+#include "backends/backend.h"
+#include "profiler/op_scope.h"
+
+namespace tensorlet {
+
+const TensorImpl& Tensor::impl() const {
+  if (!impl_) fail<Error>("tl::Tensor", "use of an undefined tensor");
+  return *impl_;
+}
+
+TensorImpl& Tensor::mutable_impl() const {
+  if (!impl_) fail<Error>("tl::Tensor", "use of an undefined tensor");
+  return *impl_;
+}
+
+void check_defined(const Tensor& t, const char* op) {
+  if (!t.defined()) fail<Error>(op, "expected a defined tensor, got an undefined one");
+}
+
+Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
+  for (int64_t d : shape)
+    if (d < 0) fail<ShapeError>("tl::empty", "negative dimension in shape ", shape);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.storage();
+  impl->shape = shape;
+  impl->strides = strides;
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+int64_t Tensor::size(int64_t dim) const { return shape()[wrap_dim(dim, this->dim(), "tl::Tensor::size")]; }
+int64_t Tensor::stride(int64_t dim) const {
+  return strides()[wrap_dim(dim, this->dim(), "tl::Tensor::stride")];
+}
+
+bool Tensor::is_contiguous() const {
+  const TensorImpl& t = impl();
+  int64_t expected = 1;
+  for (int64_t i = t.shape.size() - 1; i >= 0; --i) {
+    if (t.shape[i] == 1) continue;
+    if (t.shape[i] == 0) return true;
+    if (t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+void* Tensor::data_ptr() const {
+  const TensorImpl& t = impl();
+  return static_cast<char*>(t.storage->data()) + t.offset * tensorlet::element_size(t.dtype);
+}
+
+// ---- copies ----
+
+// Whether writing into `out` could also change `src` before it is read (shared storage).
+static bool may_overlap(const Tensor& out, const Tensor& src) {
+  return out.storage() == src.storage() && out.numel() > 0 && src.numel() > 0;
+}
+
+// True when some element of `t` is reached through two indices (a broadcast dim).
+static bool has_internal_overlap(const Tensor& t) {
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.strides()[i] == 0 && t.shape()[i] > 1) return true;
+  return false;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  profiler::OpScope scope("tl::copy_");
+  check_defined(*this, "tl::copy_");
+  check_defined(src, "tl::copy_");
+  if (has_internal_overlap(*this))
+    fail<ShapeError>("tl::copy_", "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                     shape(), " strides ", strides());
+  Tensor source = src;
+  if (src.shape() != shape()) {
+    try {
+      source = src.expand(shape());
+    } catch (const ShapeError&) {
+      fail<ShapeError>("tl::copy_", "source shape ", src.shape(), " cannot broadcast to destination shape ",
+                       shape());
+    }
+  }
+  if (numel() == 0) return *this;
+  // Overlapping self-copies (x.slice(...).copy_(x.slice(...))) go through a temporary.
+  if (may_overlap(*this, source) && !(source.data_ptr() == data_ptr() && source.strides() == strides()))
+    source = source.clone();
+  backend_for(device(), source.device()).copy(source, *this);
+  return *this;
+}
+
+Tensor& Tensor::fill_(Scalar value) {
+  profiler::OpScope scope("tl::fill_");
+  if (has_internal_overlap(*this))
+    fail<ShapeError>("tl::fill_", "cannot write into a tensor with broadcast (stride 0) dims");
+  if (dtype() != kFloat32 && dtype() != kFloat64 && value.is_floating_point()) {
+    double v = value.to<double>();
+    if (dtype() != kBool && v != static_cast<double>(static_cast<int64_t>(v)))
+      fail<DTypeError>("tl::fill_", "value ", v, " cannot be stored in a ", dtype(), " tensor");
+  }
+  if (numel() > 0) backend_for(device()).fill(*this, value);
+  return *this;
+}
+
+Tensor& Tensor::operator=(const Tensor& src) && { return copy_(src); }
+Tensor& Tensor::operator=(Scalar value) && { return fill_(value); }
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  profiler::OpScope scope("tl::clone");
+  Tensor out = make_tensor(shape(), dtype(), device());
+  if (numel() > 0) backend_for(device()).copy(*this, out);
+  return out;
+}
+
+Tensor Tensor::to(DType dtype) const {
+  if (dtype == this->dtype()) return *this;
+  profiler::OpScope scope("tl::to");
+  Tensor out = make_tensor(shape(), dtype, device());
+  if (numel() > 0) backend_for(device()).copy(*this, out);
+  return out;
+}
+
+Tensor Tensor::to(Device device, bool /*non_blocking*/) const {
+  if (device == this->device()) return *this;
+  profiler::OpScope scope("tl::to");
+  Tensor out = make_tensor(shape(), dtype(), device);
+  if (numel() > 0) backend_for(device, this->device()).copy(*this, out);
+  return out;
+}
+
+Tensor Tensor::to(const TensorOptions& options) const {
+  Tensor t = options.has_dtype() ? to(options.dtype()) : *this;
+  return t.to(options.device());
+}
+
+template <typename T>
+T Tensor::item() const {
+  if (numel() != 1)
+    fail<ShapeError>("tl::item", "a Tensor with ", numel(), " elements cannot be converted to a scalar");
+  Tensor host = make_tensor({}, dtype_of_v<T>, Device::cpu());
+  backend_for(device()).copy(as_strided({}, {}, offset()), host);
+  return *static_cast<T*>(host.data_ptr());
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  std::vector<T> values(numel());
+  if (values.empty()) return values;
+  Tensor host = make_tensor(shape(), dtype_of_v<T>, Device::cpu());
+  backend_for(device()).copy(*this, host);
+  std::memcpy(values.data(), host.data_ptr(), values.size() * sizeof(T));
+  return values;
+}
+
+// std::vector<bool> is bit-packed, so it goes through a byte buffer.
+template <>
+std::vector<bool> Tensor::to_vector<bool>() const {
+  std::vector<uint8_t> bytes(numel());
+  if (!bytes.empty()) {
+    Tensor host = make_tensor(shape(), kBool, Device::cpu());
+    backend_for(device()).copy(*this, host);
+    std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
+  }
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
+template bool Tensor::item<bool>() const;
+#define TL_INSTANTIATE(T)             \
+  template T Tensor::item<T>() const; \
+  template std::vector<T> Tensor::to_vector<T>() const;
+TL_INSTANTIATE(int32_t)
+TL_INSTANTIATE(int64_t)
+TL_INSTANTIATE(float)
+TL_INSTANTIATE(double)
+#undef TL_INSTANTIATE
+
+}  // namespace tensorlet

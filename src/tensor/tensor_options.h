@@ -1,0 +1,38 @@
+// TensorOptions: dtype + device for factories; converts implicitly from either.
+#pragma once
+
+#include <optional>
+
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+
+namespace tensorlet {
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(DType dtype) : dtype_(dtype) {}     // NOLINT: implicit, as in LibTorch
+  TensorOptions(Device device) : device_(device) {}  // NOLINT
+  TensorOptions(DeviceType type) : device_(type) {}  // NOLINT
+
+  TensorOptions dtype(DType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+  // The dtype asked for, or float32 (the default dtype) when none was.
+  DType dtype() const { return dtype_.value_or(kFloat32); }
+  bool has_dtype() const { return dtype_.has_value(); }
+  Device device() const { return device_; }
+
+ private:
+  std::optional<DType> dtype_;
+  Device device_ = Device::cpu();
+};
+
+}  // namespace tensorlet

@@ -1,0 +1,2 @@
+// Placeholder suite.
+#include "test_util.h"
