@@ -1,2 +1,72 @@
-// Placeholder suite.
+// Factories: values, dtypes inferred as torch infers them, options, and bad arguments.
 #include "test_util.h"
+
+using namespace tl_test;
+
+TEST_CASE("factories: zeros, ones, full, empty and options") {
+  CHECK(values_of(tl::zeros({2, 2})) == std::vector<double>(4, 0));
+  CHECK(values_of(tl::ones({3}, tl::kInt32)) == std::vector<double>(3, 1));
+  CHECK(tl::ones({3}, tl::kInt32).dtype() == tl::kInt32);
+  CHECK(tl::zeros({2}).dtype() == tl::kFloat32);
+  CHECK(tl::full({2}, 7).dtype() == tl::kInt64);  // inferred from the value, as torch.full
+  CHECK(tl::full({2}, 7.5).dtype() == tl::kFloat32);
+  CHECK(tl::full({2}, true).dtype() == tl::kBool);
+  CHECK(tl::full({2}, 7, tl::kFloat64).dtype() == tl::kFloat64);
+  CHECK(values_of(tl::full({2, 3}, -1.25)) == std::vector<double>(6, -1.25));
+  CHECK(tl::empty({4, 0, 2}).numel() == 0);
+  tl::TensorOptions o = tl::TensorOptions(tl::kFloat64).device(tl::Device::cpu());
+  CHECK(tl::ones({1}, o).dtype() == tl::kFloat64);
+  CHECK(tl::zeros({1}, tl::Device::cpu()).device() == tl::Device::cpu());
+  CHECK(tl::scalar_tensor(3).dim() == 0);
+  CHECK(tl::scalar_tensor(3).dtype() == tl::kFloat32);
+  check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "tl::empty");
+  check_throws<tl::DTypeError>([] { tl::full({2}, 1.5, tl::kInt64); }, "tl::fill_");
+}
+
+TEST_CASE("factories: the *_like family keeps shape, dtype and device unless told") {
+  tl::Tensor x = tl::ones({2, 3}, tl::kInt32).t();
+  CHECK(tl::zeros_like(x).shape() == tl::Shape{3, 2});
+  CHECK(tl::zeros_like(x).dtype() == tl::kInt32);
+  CHECK(tl::ones_like(x, tl::kFloat64).dtype() == tl::kFloat64);
+  CHECK(values_of(tl::full_like(x, 4)) == std::vector<double>(6, 4));
+  CHECK(tl::empty_like(x).is_contiguous());
+}
+
+TEST_CASE("factories: arange and linspace") {
+  CHECK(tl::arange(5).dtype() == tl::kInt64);
+  CHECK(values_of(tl::arange(5)) == std::vector<double>{0, 1, 2, 3, 4});
+  CHECK(values_of(tl::arange(2, 11, 3)) == std::vector<double>{2, 5, 8});
+  CHECK(values_of(tl::arange(5, 0, -2)) == std::vector<double>{5, 3, 1});
+  CHECK(tl::arange(0, 1, 0.25).dtype() == tl::kFloat32);
+  CHECK(values_of(tl::arange(0, 1, 0.25)) == std::vector<double>{0, 0.25, 0.5, 0.75});
+  CHECK(tl::arange(3, 3).numel() == 0);
+  CHECK(tl::arange(4, tl::kFloat64).dtype() == tl::kFloat64);
+  check_throws<tl::Error>([] { tl::arange(0, 5, 0); }, "tl::arange");
+  check_throws<tl::Error>([] { tl::arange(5, 0, 1); }, "tl::arange");
+  std::vector<double> l = values_of(tl::linspace(-1, 1, 5, tl::kFloat64));
+  CHECK(l == std::vector<double>{-1, -0.5, 0, 0.5, 1});
+  CHECK(values_of(tl::linspace(0, 1, 7)).back() == 1.0);
+  CHECK(values_of(tl::linspace(2, 3, 1)) == std::vector<double>{2});
+  CHECK(tl::linspace(2, 3, 0).numel() == 0);
+  check_throws<tl::ShapeError>([] { tl::linspace(0, 1, -1); }, "tl::linspace");
+}
+
+TEST_CASE("factories: eye and from_vector") {
+  CHECK(values_of(tl::eye(3)) == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+  CHECK(values_of(tl::eye(2, 3, tl::kInt32)) == std::vector<double>{1, 0, 0, 0, 1, 0});
+  CHECK(tl::eye(0).shape() == tl::Shape{0, 0});
+  check_throws<tl::ShapeError>([] { tl::eye(-1); }, "tl::eye");
+  tl::Tensor v = tl::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(v.shape() == tl::Shape{2, 3});
+  CHECK(v.dtype() == tl::kFloat32);
+  CHECK(v[1][2].item<float>() == 6);
+  CHECK(tl::from_vector(std::vector<int64_t>{4, 5}).shape() == tl::Shape{2});
+  CHECK(tl::from_vector(std::vector<bool>{true, false}).to_vector<bool>() ==
+        std::vector<bool>{true, false});
+  CHECK(tl::from_vector(std::vector<double>{}).numel() == 0);
+  check_throws<tl::ShapeError>(
+      [] {
+        tl::from_vector(std::vector<float>{1, 2, 3}, {2, 2});
+      },
+      "tl::from_vector");
+}

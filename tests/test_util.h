@@ -72,17 +72,24 @@ inline double element_at(const tl::Tensor& t, int64_t linear) {
   }
   const char* base = static_cast<const char*>(t.storage()->data());
   switch (t.dtype()) {
-    case tl::kBool: return reinterpret_cast<const bool*>(base)[offset];
-    case tl::kInt32: return reinterpret_cast<const int32_t*>(base)[offset];
-    case tl::kInt64: return static_cast<double>(reinterpret_cast<const int64_t*>(base)[offset]);
-    case tl::kFloat32: return reinterpret_cast<const float*>(base)[offset];
-    case tl::kFloat64: return reinterpret_cast<const double*>(base)[offset];
+    case tl::kBool:
+      return reinterpret_cast<const bool*>(base)[offset];
+    case tl::kInt32:
+      return reinterpret_cast<const int32_t*>(base)[offset];
+    case tl::kInt64:
+      return static_cast<double>(reinterpret_cast<const int64_t*>(base)[offset]);
+    case tl::kFloat32:
+      return reinterpret_cast<const float*>(base)[offset];
+    case tl::kFloat64:
+      return reinterpret_cast<const double*>(base)[offset];
   }
   return 0;
 }
 
 // All elements of any tensor (any device, any layout) as doubles, row-major.
-inline std::vector<double> values_of(const tl::Tensor& t) { return t.to(tl::kFloat64).to_vector<double>(); }
+inline std::vector<double> values_of(const tl::Tensor& t) {
+  return t.to(tl::kFloat64).to_vector<double>();
+}
 
 // The multi-index of a row-major linear index.
 inline std::vector<int64_t> unravel(int64_t linear, const tl::Shape& shape) {
@@ -96,13 +103,14 @@ inline std::vector<int64_t> unravel(int64_t linear, const tl::Shape& shape) {
 
 // Checks actual (any tensor) against expected values elementwise: |a - e| <= atol + rtol |e|,
 // NaNs equal to NaNs.
-inline void check_values(const tl::Tensor& actual, const std::vector<double>& expected, double rtol = 1e-5,
-                         double atol = 1e-6) {
+inline void check_values(const tl::Tensor& actual, const std::vector<double>& expected,
+                         double rtol = 1e-5, double atol = 1e-6) {
   std::vector<double> got = values_of(actual);
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
     bool both_nan = std::isnan(got[i]) && std::isnan(expected[i]);
-    bool ok = both_nan || got[i] == expected[i] || std::abs(got[i] - expected[i]) <= atol + rtol * std::abs(expected[i]);
+    bool ok = both_nan || got[i] == expected[i] ||
+              std::abs(got[i] - expected[i]) <= atol + rtol * std::abs(expected[i]);
     if (!ok) {
       INFO("element " << i << ": got " << got[i] << ", expected " << expected[i]);
       CHECK(ok);

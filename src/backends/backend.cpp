@@ -19,16 +19,17 @@ Backend& backend_for(Device device) {
 }
 
 const char* unary_op_name(UnaryOp op) {
-  static const char* names[] = {"tl::neg",  "tl::abs",  "tl::exp",     "tl::log",
-                                "tl::sqrt", "tl::sin",  "tl::cos",     "tl::tanh",
+  static const char* names[] = {"tl::neg",     "tl::abs",  "tl::exp",        "tl::log",
+                                "tl::sqrt",    "tl::sin",  "tl::cos",        "tl::tanh",
                                 "tl::sigmoid", "tl::relu", "tl::logical_not"};
   return names[static_cast<int>(op)];
 }
 
 const char* binary_op_name(BinaryOp op) {
-  static const char* names[] = {"tl::add", "tl::sub", "tl::mul", "tl::div", "tl::pow",
-                                "tl::maximum", "tl::minimum", "tl::gt", "tl::lt", "tl::ge",
-                                "tl::le", "tl::eq", "tl::ne", "tl::logical_and", "tl::logical_or"};
+  static const char* names[] = {"tl::add", "tl::sub",         "tl::mul",       "tl::div",
+                                "tl::pow", "tl::maximum",     "tl::minimum",   "tl::gt",
+                                "tl::lt",  "tl::ge",          "tl::le",        "tl::eq",
+                                "tl::ne",  "tl::logical_and", "tl::logical_or"};
   return names[static_cast<int>(op)];
 }
 

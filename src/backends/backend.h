@@ -11,10 +11,35 @@
 
 namespace tensorlet {
 
-enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Relu, LogicalNot };
+enum class UnaryOp : uint8_t {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  LogicalNot
+};
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum,   // out dtype = input dtype
-  Gt, Lt, Ge, Le, Eq, Ne, LogicalAnd, LogicalOr  // out dtype = bool
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,  // out dtype = input dtype
+  Gt,
+  Lt,
+  Ge,
+  Le,
+  Eq,
+  Ne,
+  LogicalAnd,
+  LogicalOr  // out dtype = bool
 };
 enum class ReduceOp : uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
 enum class ArgReduceOp : uint8_t { ArgMax, ArgMin };
@@ -27,7 +52,7 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Gt; }
 struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
   uint64_t seed = 0;
-  uint64_t offset = 0;  // first Philox block (see tensor/philox.h)
+  uint64_t offset = 0;        // first Philox block (see tensor/philox.h)
   int64_t low = 0, high = 0;  // Integer only
 };
 
@@ -68,7 +93,8 @@ class Backend {
   // in and mask already broadcast to one shape; mask bool; 1-D result (host-synchronizing).
   virtual Tensor masked_select(const Tensor& in, const Tensor& mask) = 0;
   // index 1-D int64, all in range; out shape = in's with dim replaced by index.numel().
-  virtual void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  virtual void index_select(const Tensor& in, int64_t dim, const Tensor& index,
+                            const Tensor& out) = 0;
   // index int64 of out's shape, all in range.
   virtual void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) = 0;
   // Concatenates inputs (same dtype as out, matching shapes) along dim into out, in one pass.

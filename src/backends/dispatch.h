@@ -12,11 +12,16 @@ namespace tensorlet {
 template <typename F>
 decltype(auto) dispatch_dtype(DType dtype, F&& f) {
   switch (dtype) {
-    case kBool: return f.template operator()<bool>();
-    case kInt32: return f.template operator()<int32_t>();
-    case kInt64: return f.template operator()<int64_t>();
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: return f.template operator()<double>();
+    case kBool:
+      return f.template operator()<bool>();
+    case kInt32:
+      return f.template operator()<int32_t>();
+    case kInt64:
+      return f.template operator()<int64_t>();
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      return f.template operator()<double>();
   }
   fail<DTypeError>("tl::dispatch", "unknown dtype");
 }

@@ -13,8 +13,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)
-      fail<ShapeError>(op, "shapes ", a, " and ", b, " cannot be broadcast together (dim ", i, ": ", da,
-                       " vs ", db, ")");
+      fail<ShapeError>(op, "shapes ", a, " and ", b, " cannot be broadcast together (dim ", i, ": ",
+                       da, " vs ", db, ")");
     out[i] = da == 1 ? db : da;
   }
   return out;

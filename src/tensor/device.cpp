@@ -16,7 +16,8 @@ Device Device::parse(std::string_view text) {
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
     if (ec == std::errc() && end == digits.data() + digits.size() && index >= 0) return cuda(index);
   }
-  fail<DeviceError>("tl::Device::parse", "expected \"cpu\", \"cuda\" or \"cuda:N\", got \"", text, "\"");
+  fail<DeviceError>("tl::Device::parse", "expected \"cpu\", \"cuda\" or \"cuda:N\", got \"", text,
+                    "\"");
 }
 
 std::string Device::str() const {

@@ -14,7 +14,8 @@ inline constexpr int kNumDeviceTypes = 2;
 class Device {
  public:
   constexpr Device() = default;
-  constexpr Device(DeviceType type, int index = 0) : type_(type), index_(type == DeviceType::CPU ? 0 : index) {}
+  constexpr Device(DeviceType type, int index = 0)
+      : type_(type), index_(type == DeviceType::CPU ? 0 : index) {}
 
   static constexpr Device cpu() { return Device(DeviceType::CPU, 0); }
   static constexpr Device cuda(int index = 0) { return Device(DeviceType::CUDA, index); }
@@ -27,7 +28,9 @@ class Device {
   constexpr bool is_cuda() const { return type_ == DeviceType::CUDA; }
   std::string str() const;
 
-  friend constexpr bool operator==(Device a, Device b) { return a.type_ == b.type_ && a.index_ == b.index_; }
+  friend constexpr bool operator==(Device a, Device b) {
+    return a.type_ == b.type_ && a.index_ == b.index_;
+  }
 
  private:
   DeviceType type_ = DeviceType::CPU;

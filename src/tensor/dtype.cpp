@@ -5,22 +5,32 @@ namespace tensorlet {
 
 size_t element_size(DType dtype) {
   switch (dtype) {
-    case kBool: return 1;
-    case kInt32: return 4;
-    case kInt64: return 8;
-    case kFloat32: return 4;
-    case kFloat64: return 8;
+    case kBool:
+      return 1;
+    case kInt32:
+      return 4;
+    case kInt64:
+      return 8;
+    case kFloat32:
+      return 4;
+    case kFloat64:
+      return 8;
   }
   return 0;
 }
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case kBool: return "bool";
-    case kInt32: return "int32";
-    case kInt64: return "int64";
-    case kFloat32: return "float32";
-    case kFloat64: return "float64";
+    case kBool:
+      return "bool";
+    case kInt32:
+      return "int32";
+    case kInt64:
+      return "int64";
+    case kFloat32:
+      return "float32";
+    case kFloat64:
+      return "float64";
   }
   return "?";
 }
@@ -37,9 +47,12 @@ DType promote_types(DType a, DType b) {
 
 DType default_dtype_for(DTypeKind kind) {
   switch (kind) {
-    case DTypeKind::Bool: return kBool;
-    case DTypeKind::Integer: return kInt64;
-    case DTypeKind::Floating: return kFloat32;
+    case DTypeKind::Bool:
+      return kBool;
+    case DTypeKind::Integer:
+      return kInt64;
+    case DTypeKind::Floating:
+      return kFloat32;
   }
   return kFloat32;
 }

@@ -32,7 +32,9 @@ inline bool is_integral(DType d, bool include_bool = false) {
 // The kind a dtype belongs to, ordered: a higher kind wins promotion regardless of width.
 enum class DTypeKind : uint8_t { Bool, Integer, Floating };
 inline DTypeKind dtype_kind(DType d) {
-  return d == kBool ? DTypeKind::Bool : is_floating_point(d) ? DTypeKind::Floating : DTypeKind::Integer;
+  return d == kBool             ? DTypeKind::Bool
+         : is_floating_point(d) ? DTypeKind::Floating
+                                : DTypeKind::Integer;
 }
 
 // promote_types(a, b) as torch.promote_types: the smallest dtype both convert to losslessly.

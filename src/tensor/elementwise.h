@@ -8,9 +8,9 @@
 
 namespace tensorlet {
 
-#define TL_DECLARE_BINARY(name)                    \
-  Tensor name(const Tensor& a, const Tensor& b);   \
-  Tensor name(const Tensor& a, Scalar b);          \
+#define TL_DECLARE_BINARY(name)                  \
+  Tensor name(const Tensor& a, const Tensor& b); \
+  Tensor name(const Tensor& a, Scalar b);        \
   Tensor name(Scalar a, const Tensor& b);
 
 TL_DECLARE_BINARY(add)

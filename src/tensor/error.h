@@ -57,7 +57,7 @@ template <typename E, typename... Parts>
 }  // namespace tensorlet
 
 // Checks a condition in an op front-end; on failure throws E("[op] msg...").
-#define TL_CHECK(cond, E, op, ...)                  \
-  do {                                              \
+#define TL_CHECK(cond, E, op, ...)                      \
+  do {                                                  \
     if (!(cond)) ::tensorlet::fail<E>(op, __VA_ARGS__); \
   } while (0)

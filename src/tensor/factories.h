@@ -1,6 +1,7 @@
 // Factories: empty, zeros, ones, full, arange, linspace, eye, from_vector and the *_like family.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -23,12 +24,14 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 
 // Copies values (row-major) into a new tensor of `shape` (1-D of values.size() when empty).
 template <typename T>
-Tensor from_vector(const std::vector<T>& values, const Shape& shape = {}, Device device = Device::cpu());
+Tensor from_vector(const std::vector<T>& values, const Shape& shape = {},
+                   Device device = Device::cpu());
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
-Tensor full_like(const Tensor& t, Scalar value, std::optional<TensorOptions> options = std::nullopt);
+Tensor full_like(const Tensor& t, Scalar value,
+                 std::optional<TensorOptions> options = std::nullopt);
 Tensor rand_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
 Tensor randn_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);
 

@@ -22,10 +22,9 @@ TL_HOST_DEVICE inline void mulhilo(uint32_t a, uint32_t b, uint32_t& hi, uint32_
   lo = static_cast<uint32_t>(p);
 }
 
-// Four 32-bit random words for block number `block` of the stream keyed by `seed`.
-TL_HOST_DEVICE inline Block philox4x32_10(uint64_t seed, uint64_t block) {
-  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+// The raw bijection: a 128-bit counter and a 64-bit key to four 32-bit words.
+TL_HOST_DEVICE inline Block philox4x32_10(Block counter, uint32_t k0, uint32_t k1) {
+  uint32_t c0 = counter.v[0], c1 = counter.v[1], c2 = counter.v[2], c3 = counter.v[3];
   for (int round = 0; round < 10; ++round) {
     uint32_t hi0, lo0, hi1, lo1;
     mulhilo(0xD2511F53u, c0, hi0, lo0);
@@ -41,11 +40,17 @@ TL_HOST_DEVICE inline Block philox4x32_10(uint64_t seed, uint64_t block) {
   return Block{{c0, c1, c2, c3}};
 }
 
+// Four 32-bit random words for block number `block` of the stream keyed by `seed`.
+TL_HOST_DEVICE inline Block philox4x32_10(uint64_t seed, uint64_t block) {
+  Block counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32), 0, 0}};
+  return philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+}
+
 // The stream's layout, shared by all backends. A call that fills n elements starting at block
 // `offset` gives element i:
 //   uniform float32 : word i%4 of block offset+i/4, (w >> 8) * 2^-24
-//   uniform float64 : words 2(i%2), 2(i%2)+1 of block offset+i/2 as (hi << 32 | lo), (u >> 11) * 2^-53
-//   normal          : Box-Muller in double on the element pair (i & ~1, i | 1) of the uniform
+//   uniform float64 : words 2(i%2), 2(i%2)+1 of block offset+i/2 as (hi << 32 | lo), (u >> 11) *
+//   2^-53 normal          : Box-Muller in double on the element pair (i & ~1, i | 1) of the uniform
 //                     stream above (u1 = 1 - even element, u2 = odd element)
 //   integer [lo,hi) : lo + w % (hi - lo) with the float32 layout when the range fits 32 bits,
 //                     lo + u % (hi - lo) with the float64 layout otherwise
@@ -65,7 +70,11 @@ TL_HOST_DEVICE inline uint64_t word64(uint64_t seed, uint64_t offset, int64_t i)
   return (static_cast<uint64_t>(b.v[lane + 1]) << 32) | b.v[lane];
 }
 
-TL_HOST_DEVICE inline float uniform_float(uint32_t w) { return static_cast<float>(w >> 8) * 0x1.0p-24f; }
-TL_HOST_DEVICE inline double uniform_double(uint64_t u) { return static_cast<double>(u >> 11) * 0x1.0p-53; }
+TL_HOST_DEVICE inline float uniform_float(uint32_t w) {
+  return static_cast<float>(w >> 8) * 0x1.0p-24f;
+}
+TL_HOST_DEVICE inline double uniform_double(uint64_t u) {
+  return static_cast<double>(u >> 11) * 0x1.0p-53;
+}
 
 }  // namespace tensorlet::philox

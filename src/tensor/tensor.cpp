@@ -43,7 +43,9 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, i
   return Tensor(std::move(impl));
 }
 
-int64_t Tensor::size(int64_t dim) const { return shape()[wrap_dim(dim, this->dim(), "tl::Tensor::size")]; }
+int64_t Tensor::size(int64_t dim) const {
+  return shape()[wrap_dim(dim, this->dim(), "tl::Tensor::size")];
+}
 int64_t Tensor::stride(int64_t dim) const {
   return strides()[wrap_dim(dim, this->dim(), "tl::Tensor::stride")];
 }
@@ -84,20 +86,22 @@ Tensor& Tensor::copy_(const Tensor& src) {
   check_defined(*this, "tl::copy_");
   check_defined(src, "tl::copy_");
   if (has_internal_overlap(*this))
-    fail<ShapeError>("tl::copy_", "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                     shape(), " strides ", strides());
+    fail<ShapeError>("tl::copy_",
+                     "cannot write into a tensor with broadcast (stride 0) dims, shape ", shape(),
+                     " strides ", strides());
   Tensor source = src;
   if (src.shape() != shape()) {
     try {
       source = src.expand(shape());
     } catch (const ShapeError&) {
-      fail<ShapeError>("tl::copy_", "source shape ", src.shape(), " cannot broadcast to destination shape ",
-                       shape());
+      fail<ShapeError>("tl::copy_", "source shape ", src.shape(),
+                       " cannot broadcast to destination shape ", shape());
     }
   }
   if (numel() == 0) return *this;
   // Overlapping self-copies (x.slice(...).copy_(x.slice(...))) go through a temporary.
-  if (may_overlap(*this, source) && !(source.data_ptr() == data_ptr() && source.strides() == strides()))
+  if (may_overlap(*this, source) &&
+      !(source.data_ptr() == data_ptr() && source.strides() == strides()))
     source = source.clone();
   backend_for(device(), source.device()).copy(source, *this);
   return *this;
@@ -149,13 +153,14 @@ Tensor Tensor::to(Device device, bool /*non_blocking*/) const {
 
 Tensor Tensor::to(const TensorOptions& options) const {
   Tensor t = options.has_dtype() ? to(options.dtype()) : *this;
-  return t.to(options.device());
+  return options.has_device() ? t.to(options.device()) : t;
 }
 
 template <typename T>
 T Tensor::item() const {
   if (numel() != 1)
-    fail<ShapeError>("tl::item", "a Tensor with ", numel(), " elements cannot be converted to a scalar");
+    fail<ShapeError>("tl::item", "a Tensor with ", numel(),
+                     " elements cannot be converted to a scalar");
   Tensor host = make_tensor({}, dtype_of_v<T>, Device::cpu());
   backend_for(device()).copy(as_strided({}, {}, offset()), host);
   return *static_cast<T*>(host.data_ptr());

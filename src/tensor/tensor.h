@@ -21,7 +21,7 @@ namespace tensorlet {
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape shape;
-  Shape strides;  // in elements
+  Shape strides;       // in elements
   int64_t offset = 0;  // in elements
   DType dtype = kFloat32;
 };
@@ -69,7 +69,7 @@ class Tensor {
   T* data() const;
 
   // ---- views (share storage) ----
-  Tensor view(const Shape& shape) const;  // one dim may be -1
+  Tensor view(const Shape& shape) const;     // one dim may be -1
   Tensor reshape(const Shape& shape) const;  // view when strides allow, else a copy
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor t() const;

@@ -11,7 +11,7 @@ namespace tensorlet {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(DType dtype) : dtype_(dtype) {}     // NOLINT: implicit, as in LibTorch
+  TensorOptions(DType dtype) : dtype_(dtype) {}      // NOLINT: implicit, as in LibTorch
   TensorOptions(Device device) : device_(device) {}  // NOLINT
   TensorOptions(DeviceType type) : device_(type) {}  // NOLINT
 
@@ -28,11 +28,12 @@ class TensorOptions {
   // The dtype asked for, or float32 (the default dtype) when none was.
   DType dtype() const { return dtype_.value_or(kFloat32); }
   bool has_dtype() const { return dtype_.has_value(); }
-  Device device() const { return device_; }
+  Device device() const { return device_.value_or(Device::cpu()); }
+  bool has_device() const { return device_.has_value(); }
 
  private:
   std::optional<DType> dtype_;
-  Device device_ = Device::cpu();
+  std::optional<Device> device_;
 };
 
 }  // namespace tensorlet

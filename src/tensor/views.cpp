@@ -8,7 +8,8 @@ namespace tensorlet {
 
 Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offset) const {
   if (shape.size() != strides.size())
-    fail<ShapeError>("tl::as_strided", "shape ", shape, " and strides ", strides, " differ in length");
+    fail<ShapeError>("tl::as_strided", "shape ", shape, " and strides ", strides,
+                     " differ in length");
   return make_view(*this, shape, strides, offset);
 }
 
@@ -38,7 +39,8 @@ static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
 
 // Strides for viewing (shape, strides) as new_shape without a copy, if possible (as
 // at::detail::computeStride: chunks of old dims that are contiguous among themselves).
-static std::optional<Shape> view_strides(const Shape& shape, const Shape& strides, const Shape& new_shape) {
+static std::optional<Shape> view_strides(const Shape& shape, const Shape& strides,
+                                         const Shape& new_shape) {
   Shape new_strides = Shape::filled(new_shape.size(), 0);
   if (shape.numel() == 0) {
     new_strides = contiguous_strides(new_shape);
@@ -49,8 +51,8 @@ static std::optional<Shape> view_strides(const Shape& shape, const Shape& stride
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = shape.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= shape[tensor_d];
-    bool chunk_ends = tensor_d == 0 ||
-                      (shape[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    bool chunk_ends = tensor_d == 0 || (shape[tensor_d - 1] != 1 &&
+                                        strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
     if (chunk_ends) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
         new_strides[view_d] = view_numel * chunk_base_stride;
@@ -73,8 +75,9 @@ Tensor Tensor::view(const Shape& shape) const {
   Shape target = infer_shape(shape, numel(), "tl::view");
   auto strides = view_strides(this->shape(), this->strides(), target);
   if (!strides)
-    fail<ShapeError>("tl::view", "view size ", target, " is not compatible with input tensor's size ",
-                     this->shape(), " and strides ", this->strides(), "; use reshape() instead");
+    fail<ShapeError>("tl::view", "view size ", target,
+                     " is not compatible with input tensor's size ", this->shape(), " and strides ",
+                     this->strides(), "; use reshape() instead");
   return make_view(*this, target, *strides, offset());
 }
 
@@ -102,7 +105,8 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 }
 
 Tensor Tensor::t() const {
-  if (dim() > 2) fail<ShapeError>("tl::t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  if (dim() > 2)
+    fail<ShapeError>("tl::t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   if (dim() < 2) return *this;
   return transpose(0, 1);
 }
@@ -121,7 +125,8 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 Tensor Tensor::permute(const Shape& dims) const {
   int64_t nd = dim();
   if (dims.size() != nd)
-    fail<ShapeError>("tl::permute", "number of dims don't match: tensor has ", nd, " dims, got ", dims);
+    fail<ShapeError>("tl::permute", "number of dims don't match: tensor has ", nd, " dims, got ",
+                     dims);
   Shape s = Shape::filled(nd, 0), st = Shape::filled(nd, 0);
   std::vector<bool> seen(nd, false);
   for (int64_t i = 0; i < nd; ++i) {
@@ -139,7 +144,8 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   dim = wrap_dim(dim, this->dim(), "tl::select");
   int64_t n = shape()[dim];
   if (index < -n || index >= n)
-    fail<IndexError>("tl::select", "index ", index, " is out of bounds for dimension ", dim, " with size ", n);
+    fail<IndexError>("tl::select", "index ", index, " is out of bounds for dimension ", dim,
+                     " with size ", n);
   if (index < 0) index += n;
   Shape s = shape(), st = strides();
   int64_t off = offset() + index * st[dim];
@@ -148,7 +154,8 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   return make_view(*this, s, st, off);
 }
 
-Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                     int64_t step) const {
   if (this->dim() == 0) fail<IndexError>("tl::slice", "cannot slice a 0-dim tensor");
   dim = wrap_dim(dim, this->dim(), "tl::slice");
   if (step <= 0) fail<IndexError>("tl::slice", "step must be positive, got ", step);
@@ -170,10 +177,12 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   dim = wrap_dim(dim, this->dim(), "tl::narrow");
   int64_t n = shape()[dim];
   if (start < -n || start > n)
-    fail<IndexError>("tl::narrow", "start ", start, " out of range for dimension ", dim, " of size ", n);
+    fail<IndexError>("tl::narrow", "start ", start, " out of range for dimension ", dim,
+                     " of size ", n);
   if (start < 0) start += n;
   if (length < 0 || start + length > n)
-    fail<IndexError>("tl::narrow", "start (", start, ") + length (", length, ") exceeds dimension size (", n, ")");
+    fail<IndexError>("tl::narrow", "start (", start, ") + length (", length,
+                     ") exceeds dimension size (", n, ")");
   return slice(dim, start, start + length);
 }
 
@@ -213,13 +222,15 @@ Tensor Tensor::expand(const Shape& target) const {
   int64_t nd = dim(), nt = target.size();
   if (nt < nd)
     fail<ShapeError>("tl::expand", "the number of sizes provided (", nt,
-                     ") must be greater or equal to the number of dimensions in the tensor (", nd, ")");
+                     ") must be greater or equal to the number of dimensions in the tensor (", nd,
+                     ")");
   Shape s = Shape::filled(nt, 0), st = Shape::filled(nt, 0);
   for (int64_t i = nt - 1; i >= 0; --i) {
     int64_t j = i - (nt - nd);
     int64_t want = target[i];
     if (j < 0) {
-      if (want < 0) fail<ShapeError>("tl::expand", "-1 is not allowed in a leading, non-existing dimension");
+      if (want < 0)
+        fail<ShapeError>("tl::expand", "-1 is not allowed in a leading, non-existing dimension");
       s[i] = want;
       st[i] = 0;
       continue;

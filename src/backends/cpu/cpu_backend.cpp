@@ -16,7 +16,8 @@ class HostAllocator final : public Allocator {
   void* allocate(size_t nbytes) override {
     void* p = nullptr;
     if (posix_memalign(&p, 64, nbytes ? nbytes : 1) != 0)
-      fail<OutOfMemoryError>("tl::cpu::allocate", "could not allocate ", nbytes, " bytes of host memory");
+      fail<OutOfMemoryError>("tl::cpu::allocate", "could not allocate ", nbytes,
+                             " bytes of host memory");
     return p;
   }
   void deallocate(void* ptr, size_t) override { std::free(ptr); }

@@ -8,21 +8,24 @@ namespace tensorlet::cpu {
 class CpuBackend final : public Backend {
  public:
   Allocator& allocator(Device device) override;
-  void copy(const Tensor& src, const Tensor& out) override;            // cpu_copy.cpp
-  void fill(const Tensor& out, Scalar value) override;                 // cpu_copy.cpp
+  void copy(const Tensor& src, const Tensor& out) override;              // cpu_copy.cpp
+  void fill(const Tensor& out, Scalar value) override;                   // cpu_copy.cpp
   void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;  // cpu_unary.cpp
-  void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_binary.cpp
-  void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_binary.cpp
+  void binary(BinaryOp op, const Tensor& a, const Tensor& b,
+              const Tensor& out) override;  // cpu_binary.cpp
+  void where(const Tensor& cond, const Tensor& a, const Tensor& b,
+             const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
               const Tensor& out) override;  // cpu_reduce.cpp
   void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
-                  const Tensor& out) override;  // cpu_reduce.cpp
+                  const Tensor& out) override;                                // cpu_reduce.cpp
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_matmul.cpp
-  Tensor nonzero(const Tensor& in) override;                                 // cpu_index.cpp
-  Tensor masked_select(const Tensor& in, const Tensor& mask) override;       // cpu_index.cpp
+  Tensor nonzero(const Tensor& in) override;                                  // cpu_index.cpp
+  Tensor masked_select(const Tensor& in, const Tensor& mask) override;        // cpu_index.cpp
   void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
   void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
-  void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) override;  // cpu_cat.cpp
+  void cat(const std::vector<Tensor>& inputs, int64_t dim,
+           const Tensor& out) override;                                 // cpu_cat.cpp
   void random(const RandomParams& params, const Tensor& out) override;  // cpu_random.cpp
 };
 

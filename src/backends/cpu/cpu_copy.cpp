@@ -20,7 +20,8 @@ static void convert_rows(const StridedLoop<2>& loop) {
       }
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<To*>(p[0] + i * s[0]) = static_cast<To>(*reinterpret_cast<const From*>(p[1] + i * s[1]));
+        *reinterpret_cast<To*>(p[0] + i * s[0]) =
+            static_cast<To>(*reinterpret_cast<const From*>(p[1] + i * s[1]));
     }
   });
 }
@@ -34,7 +35,8 @@ void copy_strided(const Tensor& src, const Tensor& out) {
 
 void CpuBackend::copy(const Tensor& src, const Tensor& out) {
   if (!src.is_cpu() || !out.is_cpu())
-    fail<DeviceError>("tl::copy_", "CPU backend cannot copy from ", src.device(), " to ", out.device());
+    fail<DeviceError>("tl::copy_", "CPU backend cannot copy from ", src.device(), " to ",
+                      out.device());
   copy_strided(src, out);
 }
 

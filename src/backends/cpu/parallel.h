@@ -39,7 +39,7 @@ void parallel_for(int64_t n, int64_t grain, const F& f) {
     return;
   }
   int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static, 1)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
     if (begin < end) f(begin, end);

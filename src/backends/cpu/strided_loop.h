@@ -24,7 +24,8 @@ class StridedLoop {
     for (int64_t d = 0; d < shape.size(); ++d) {
       if (shape[d] == 1) continue;
       std::array<int64_t, N> st;
-      for (int k = 0; k < N; ++k) st[k] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+      for (int k = 0; k < N; ++k)
+        st[k] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
       if (ndim_ > 0) {
         bool mergeable = true;
         for (int k = 0; k < N; ++k) mergeable &= strides_[k][ndim_ - 1] == st[k] * shape[d];
