@@ -3,22 +3,6 @@
 
 namespace tensorlet {
 
-size_t element_size(DType dtype) {
-  switch (dtype) {
-    case kBool:
-      return 1;
-    case kInt32:
-      return 4;
-    case kInt64:
-      return 8;
-    case kFloat32:
-      return 4;
-    case kFloat64:
-      return 8;
-  }
-  return 0;
-}
-
 const char* dtype_name(DType dtype) {
   switch (dtype) {
     case kBool:

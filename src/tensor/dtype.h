@@ -20,7 +20,21 @@ inline constexpr DType kDouble = DType::Float64;
 inline constexpr DType kInt = DType::Int32;
 inline constexpr DType kLong = DType::Int64;
 
-size_t element_size(DType dtype);
+constexpr size_t element_size(DType dtype) {
+  switch (dtype) {
+    case DType::Bool:
+      return 1;
+    case DType::Int32:
+      return 4;
+    case DType::Int64:
+      return 8;
+    case DType::Float32:
+      return 4;
+    case DType::Float64:
+      return 8;
+  }
+  return 0;
+}
 const char* dtype_name(DType dtype);  // "float32", ... (as torch.float32 prints without "torch.")
 std::ostream& operator<<(std::ostream& os, DType dtype);
 

@@ -8,15 +8,7 @@
 
 namespace tensorlet {
 
-const TensorImpl& Tensor::impl() const {
-  if (!impl_) fail<Error>("tl::Tensor", "use of an undefined tensor");
-  return *impl_;
-}
-
-TensorImpl& Tensor::mutable_impl() const {
-  if (!impl_) fail<Error>("tl::Tensor", "use of an undefined tensor");
-  return *impl_;
-}
+void Tensor::throw_undefined() { fail<Error>("tl::Tensor", "use of an undefined tensor"); }
 
 void check_defined(const Tensor& t, const char* op) {
   if (!t.defined()) fail<Error>(op, "expected a defined tensor, got an undefined one");

@@ -145,11 +145,18 @@ class Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
 
-  const TensorImpl& impl() const;
-  TensorImpl& mutable_impl() const;
+  const TensorImpl& impl() const {
+    if (!impl_) throw_undefined();
+    return *impl_;
+  }
+  TensorImpl& mutable_impl() const {
+    if (!impl_) throw_undefined();
+    return *impl_;
+  }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -90,9 +90,11 @@ class StridedLoop {
   }
 
  private:
-  std::array<char*, N> base_{};
-  int64_t shape_[kMaxDims] = {};
-  int64_t strides_[N][kMaxDims] = {};
+  // Only the first ndim_ entries are ever read; leaving the rest uninitialised saves a memset
+  // that costs as much as a whole small op.
+  std::array<char*, N> base_;
+  int64_t shape_[kMaxDims];
+  int64_t strides_[N][kMaxDims];
   int64_t ndim_ = 0;
   int64_t numel_ = 0;
 };
