@@ -8,7 +8,8 @@ using namespace tl_test;
 
 namespace {
 
-const std::vector<tl::DType> kAllDTypes = {tl::kBool, tl::kInt32, tl::kInt64, tl::kFloat32, tl::kFloat64};
+const std::vector<tl::DType> kAllDTypes = {tl::kBool, tl::kInt32, tl::kInt64, tl::kFloat32,
+                                           tl::kFloat64};
 
 // Random values with about a third of them zeroed (random floats are never exactly zero).
 tl::Tensor sparse_random(const tl::Shape& shape, tl::DType dtype, tl::Device device) {
@@ -25,16 +26,19 @@ std::vector<double> nonzero_reference(const tl::Tensor& t, int64_t* count) {
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i] == 0) continue;
     ++*count;
-    for (int64_t d : unravel(static_cast<int64_t>(i), t.shape())) out.push_back(static_cast<double>(d));
+    for (int64_t d : unravel(static_cast<int64_t>(i), t.shape()))
+      out.push_back(static_cast<double>(d));
   }
   return out;
 }
 
-// Row-major linear index into `shape` of a multi-index of a (broadcast) shape of at least as many dims.
+// Row-major linear index into `shape` of a multi-index of a (broadcast) shape of at least as many
+// dims.
 int64_t broadcast_index(const std::vector<int64_t>& idx, const tl::Shape& shape) {
   const int64_t lead = static_cast<int64_t>(idx.size()) - shape.size();
   int64_t linear = 0;
-  for (int64_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + (shape[d] == 1 ? 0 : idx[lead + d]);
+  for (int64_t d = 0; d < shape.size(); ++d)
+    linear = linear * shape[d] + (shape[d] == 1 ? 0 : idx[lead + d]);
   return linear;
 }
 
@@ -60,7 +64,8 @@ int64_t linear_index(const std::vector<int64_t>& idx, const tl::Shape& shape) {
 
 TEST_CASE("index: nonzero matches a reference on every dtype and layout") {
   for (tl::Device device : test_devices()) {
-    for (const tl::Shape& shape : {tl::Shape{3, 4, 5}, tl::Shape{17}, tl::Shape{7, 1, 13}, tl::Shape{301, 401}}) {
+    for (const tl::Shape& shape :
+         {tl::Shape{3, 4, 5}, tl::Shape{17}, tl::Shape{7, 1, 13}, tl::Shape{301, 401}}) {
       for (tl::DType dtype : kAllDTypes) {
         if (shape.numel() > 100000 && dtype != tl::kFloat32 && dtype != tl::kBool) continue;
         tl::Tensor values = sparse_random(shape, dtype, device);
@@ -116,8 +121,8 @@ TEST_CASE("index: masked_select with equal and broadcast shapes") {
     tl::Shape a, mask;
   };
   const std::vector<Case> cases = {
-      {{3, 4, 5}, {3, 4, 5}}, {{3, 1, 5}, {4, 1}}, {{5}, {3, 4, 5}}, {{3, 4, 5}, {}}, {{}, {2, 3}},
-      {{301, 401}, {301, 401}}, {{0, 3}, {3}},
+      {{3, 4, 5}, {3, 4, 5}}, {{3, 1, 5}, {4, 1}},      {{5}, {3, 4, 5}}, {{3, 4, 5}, {}},
+      {{}, {2, 3}},           {{301, 401}, {301, 401}}, {{0, 3}, {3}},
   };
   for (tl::Device device : test_devices()) {
     for (const Case& c : cases) {
@@ -129,7 +134,8 @@ TEST_CASE("index: masked_select with equal and broadcast shapes") {
         std::vector<double> expected;
         std::vector<int64_t> idx(shape.size(), 0);
         for (int64_t i = 0; i < shape.numel(); ++i) {
-          if (mv[broadcast_index(idx, c.mask)] != 0) expected.push_back(av[broadcast_index(idx, c.a)]);
+          if (mv[broadcast_index(idx, c.mask)] != 0)
+            expected.push_back(av[broadcast_index(idx, c.a)]);
           for (int64_t d = shape.size() - 1; d >= 0; --d) {  // next row-major multi-index
             if (++idx[d] < shape[d]) break;
             idx[d] = 0;
@@ -139,7 +145,8 @@ TEST_CASE("index: masked_select with equal and broadcast shapes") {
         for (size_t k = 0; k < std::max(a_layouts.size(), m_layouts.size()); ++k) {
           const Layout& al = a_layouts[std::min(k, a_layouts.size() - 1)];
           const Layout& ml = m_layouts[m_layouts.size() - 1 - std::min(k, m_layouts.size() - 1)];
-          INFO(c.a << " " << al.name << " masked by " << c.mask << " " << ml.name << " " << tl::dtype_name(dtype));
+          INFO(c.a << " " << al.name << " masked by " << c.mask << " " << ml.name << " "
+                   << tl::dtype_name(dtype));
           tl::Tensor got = tl::masked_select(al.tensor, ml.tensor);
           CHECK(got.dtype() == dtype);
           CHECK(got.device() == device);
@@ -159,8 +166,9 @@ TEST_CASE("index: index_select on every dim, layout and dtype, with int32 and in
       const std::vector<double> av = values_of(a);
       for (int64_t dim : {0, 1, 2, -1, -3}) {
         const int64_t d = dim < 0 ? dim + 3 : dim;
-        for (const std::vector<int64_t>& idx : {std::vector<int64_t>{4, 0, 2, 2}, std::vector<int64_t>{3},
-                                                std::vector<int64_t>{}, std::vector<int64_t>{1, 0, 4, 3, 2, 1, 0}}) {
+        for (const std::vector<int64_t>& idx :
+             {std::vector<int64_t>{4, 0, 2, 2}, std::vector<int64_t>{3}, std::vector<int64_t>{},
+              std::vector<int64_t>{1, 0, 4, 3, 2, 1, 0}}) {
           tl::Shape out_shape = a.shape();
           out_shape[d] = static_cast<int64_t>(idx.size());
           std::vector<double> expected;
@@ -179,8 +187,8 @@ TEST_CASE("index: index_select on every dim, layout and dtype, with int32 and in
           }
           for (const Layout& layout : layouts_of(a)) {
             for (const tl::Tensor& index : indices) {
-              INFO(layout.name << " " << tl::dtype_name(dtype) << " dim " << dim << " index " << tl::Shape(idx)
-                               << " " << tl::dtype_name(index.dtype()));
+              INFO(layout.name << " " << tl::dtype_name(dtype) << " dim " << dim << " index "
+                               << tl::Shape(idx) << " " << tl::dtype_name(index.dtype()));
               tl::Tensor got = tl::index_select(layout.tensor, dim, index);
               CHECK(got.shape() == out_shape);
               CHECK(got.dtype() == dtype);
@@ -208,7 +216,8 @@ TEST_CASE("index: index_select of 0-dim, empty and large inputs") {
     CHECK(tl::index_select(s, -1, tl::zeros({}, i64)).item<double>() == 2.5);
     // Empty inputs: zero-size other dims, and an empty index on an empty dim.
     tl::Tensor e = tl::empty({0, 4}, tl::TensorOptions(tl::kFloat32).device(device));
-    CHECK(tl::index_select(e, 1, tl::from_vector(std::vector<int64_t>{3, 1}).to(device)).shape() == tl::Shape{0, 2});
+    CHECK(tl::index_select(e, 1, tl::from_vector(std::vector<int64_t>{3, 1}).to(device)).shape() ==
+          tl::Shape{0, 2});
     CHECK(tl::index_select(e, 0, tl::empty({0}, i64)).shape() == tl::Shape{0, 4});
     // Large: many slices per index, and many indices into a 1-D input (both parallel splits).
     tl::Tensor big = random_tensor({1000, 203}, tl::kFloat32, device);
@@ -242,7 +251,8 @@ TEST_CASE("index: gather on every dim, layout and dtype") {
       const std::vector<double> av = values_of(a);
       for (int64_t dim : {0, 1, 2, -1}) {
         const int64_t d = dim < 0 ? dim + 3 : dim;
-        for (const tl::Shape& ishape : {tl::Shape{4, 5, 6}, tl::Shape{3, 2, 9}, tl::Shape{1, 5, 1}, tl::Shape{2, 0, 3}}) {
+        for (const tl::Shape& ishape :
+             {tl::Shape{4, 5, 6}, tl::Shape{3, 2, 9}, tl::Shape{1, 5, 1}, tl::Shape{2, 0, 3}}) {
           tl::Shape index_shape = ishape;
           for (int64_t k = 0; k < 3; ++k)
             if (k != d) index_shape[k] = std::min(index_shape[k], a.shape()[k]);
@@ -258,8 +268,8 @@ TEST_CASE("index: gather on every dim, layout and dtype") {
           std::vector<Layout> a_layouts = layouts_of(a);
           for (const Layout& al : a_layouts) {
             for (const Layout& il : index_layouts) {
-              INFO(al.name << " " << tl::dtype_name(dtype) << " dim " << dim << " index " << index_shape << " "
-                           << il.name);
+              INFO(al.name << " " << tl::dtype_name(dtype) << " dim " << dim << " index "
+                           << index_shape << " " << il.name);
               tl::Tensor got = tl::gather(al.tensor, dim, il.tensor);
               CHECK(got.shape() == index_shape);
               CHECK(got.dtype() == dtype);
@@ -278,7 +288,8 @@ TEST_CASE("index: gather on every dim, layout and dtype") {
     tl::Tensor got = big.gather(1, index);
     const std::vector<double> bv = values_of(big), iv = values_of(index);
     std::vector<double> expected;
-    for (int64_t i = 0; i < 400 * 500; ++i) expected.push_back(bv[(i / 500) * 301 + static_cast<int64_t>(iv[i])]);
+    for (int64_t i = 0; i < 400 * 500; ++i)
+      expected.push_back(bv[(i / 500) * 301 + static_cast<int64_t>(iv[i])]);
     check_values(got, expected, 0, 0);
   }
 }
@@ -289,46 +300,91 @@ TEST_CASE("index: errors name the op and nothing is written") {
   // nonzero
   check_throws<tl::Error>([] { tl::nonzero(tl::Tensor()); }, "tl::nonzero");
   // masked_select
-  check_throws<tl::DTypeError>([&] { tl::masked_select(a, tl::ones({3, 4})); }, "tl::masked_select");
+  check_throws<tl::DTypeError>(
+      [&] {
+        tl::masked_select(a, tl::ones({3, 4}));
+      },
+      "tl::masked_select");
   check_throws<tl::DTypeError>([&] { tl::masked_select(a, tl::ones({3, 4}, tl::kInt32)); }, "bool");
-  check_throws<tl::ShapeError>([&] { tl::masked_select(a, tl::ones({3}, tl::kBool)); }, "tl::masked_select");
-  check_throws<tl::ShapeError>([&] { tl::masked_select(a, tl::ones({2, 3, 4}, tl::kBool).slice(1, 0, 2)); },
+  check_throws<tl::ShapeError>([&] { tl::masked_select(a, tl::ones({3}, tl::kBool)); },
                                "tl::masked_select");
+  check_throws<tl::ShapeError>(
+      [&] {
+        tl::masked_select(a, tl::ones({2, 3, 4}, tl::kBool).slice(1, 0, 2));
+      },
+      "tl::masked_select");
   // index_select
   check_throws<tl::DTypeError>([&] { tl::index_select(a, 0, tl::ones({2})); }, "tl::index_select");
   check_throws<tl::DTypeError>([&] { tl::index_select(a, 0, tl::ones({2}, tl::kBool)); }, "bool");
-  check_throws<tl::ShapeError>([&] { tl::index_select(a, 0, tl::zeros({2, 1}, tl::kInt64)); }, "tl::index_select");
+  check_throws<tl::ShapeError>(
+      [&] {
+        tl::index_select(a, 0, tl::zeros({2, 1}, tl::kInt64));
+      },
+      "tl::index_select");
   check_throws<tl::IndexError>([&] { tl::index_select(a, 2, idx); }, "tl::index_select");
   check_throws<tl::IndexError>([&] { tl::index_select(a, -3, idx); }, "tl::index_select");
-  check_throws<tl::IndexError>([&] { tl::index_select(a, 0, tl::from_vector(std::vector<int64_t>{0, 3})); },
+  check_throws<tl::IndexError>(
+      [&] {
+        tl::index_select(a, 0, tl::from_vector(std::vector<int64_t>{0, 3}));
+      },
+      "tl::index_select");
+  check_throws<tl::IndexError>(
+      [&] { tl::index_select(a, 1, tl::from_vector(std::vector<int32_t>{4})); }, "4");
+  check_throws<tl::IndexError>(
+      [&] {
+        tl::index_select(a, 1, tl::from_vector(std::vector<int64_t>{1, -1}));
+      },
+      "-1");
+  check_throws<tl::IndexError>(
+      [&] {
+        tl::index_select(tl::empty({0, 2}), 0, idx);
+      },
+      "tl::index_select");
+  check_throws<tl::IndexError>([&] { tl::index_select(tl::scalar_tensor(1.0), 0, idx); },
                                "tl::index_select");
-  check_throws<tl::IndexError>([&] { tl::index_select(a, 1, tl::from_vector(std::vector<int32_t>{4})); }, "4");
-  check_throws<tl::IndexError>([&] { tl::index_select(a, 1, tl::from_vector(std::vector<int64_t>{1, -1})); },
-                               "-1");
-  check_throws<tl::IndexError>([&] { tl::index_select(tl::empty({0, 2}), 0, idx); }, "tl::index_select");
-  check_throws<tl::IndexError>([&] { tl::index_select(tl::scalar_tensor(1.0), 0, idx); }, "tl::index_select");
-  check_throws<tl::IndexError>([&] { tl::index_select(tl::scalar_tensor(1.0), 0, tl::ones({1}, tl::kInt64)); },
-                               "tl::index_select");
+  check_throws<tl::IndexError>(
+      [&] { tl::index_select(tl::scalar_tensor(1.0), 0, tl::ones({1}, tl::kInt64)); },
+      "tl::index_select");
   check_throws<tl::Error>([&] { tl::index_select(tl::Tensor(), 0, idx); }, "tl::index_select");
   // gather
   tl::Tensor gi = tl::zeros({3, 2}, tl::kInt64);
   check_throws<tl::DTypeError>([&] { tl::gather(a, 1, gi.to(tl::kInt32)); }, "tl::gather");
   check_throws<tl::DTypeError>([&] { tl::gather(a, 1, gi.to(tl::kFloat32)); }, "int64");
   check_throws<tl::ShapeError>([&] { tl::gather(a, 1, tl::zeros({3}, tl::kInt64)); }, "tl::gather");
-  check_throws<tl::ShapeError>([&] { tl::gather(a, 1, tl::zeros({4, 2}, tl::kInt64)); }, "tl::gather");
-  check_throws<tl::ShapeError>([&] { tl::gather(a, 0, tl::zeros({2, 5}, tl::kInt64)); }, "tl::gather");
+  check_throws<tl::ShapeError>(
+      [&] {
+        tl::gather(a, 1, tl::zeros({4, 2}, tl::kInt64));
+      },
+      "tl::gather");
+  check_throws<tl::ShapeError>(
+      [&] {
+        tl::gather(a, 0, tl::zeros({2, 5}, tl::kInt64));
+      },
+      "tl::gather");
   check_throws<tl::IndexError>([&] { tl::gather(a, 2, gi); }, "tl::gather");
-  check_throws<tl::IndexError>([&] { tl::gather(a, 1, tl::full({3, 2}, 4, tl::kInt64)); }, "tl::gather");
+  check_throws<tl::IndexError>(
+      [&] {
+        tl::gather(a, 1, tl::full({3, 2}, 4, tl::kInt64));
+      },
+      "tl::gather");
   check_throws<tl::IndexError>([&] { tl::gather(a, 0, tl::full({3, 2}, -1, tl::kInt64)); }, "-1");
   check_throws<tl::IndexError>([&] { tl::gather(tl::empty({3, 0}), 1, gi); }, "tl::gather");
   check_throws<tl::Error>([&] { tl::gather(a, 0, tl::Tensor()); }, "tl::gather");
   // Different devices, when a second device exists.
   for (tl::Device device : test_devices()) {
     if (device.is_cpu()) continue;
-    check_throws<tl::DeviceError>([&] { tl::index_select(a, 0, idx.to(device)); }, "tl::index_select");
-    check_throws<tl::DeviceError>([&] { tl::gather(a, 0, tl::zeros({1, 1}, tl::kInt64).to(device)); }, "tl::gather");
-    check_throws<tl::DeviceError>([&] { tl::masked_select(a, tl::ones({3, 4}, tl::kBool).to(device)); },
-                                  "tl::masked_select");
+    check_throws<tl::DeviceError>([&] { tl::index_select(a, 0, idx.to(device)); },
+                                  "tl::index_select");
+    check_throws<tl::DeviceError>(
+        [&] {
+          tl::gather(a, 0, tl::zeros({1, 1}, tl::kInt64).to(device));
+        },
+        "tl::gather");
+    check_throws<tl::DeviceError>(
+        [&] {
+          tl::masked_select(a, tl::ones({3, 4}, tl::kBool).to(device));
+        },
+        "tl::masked_select");
   }
   // Failed calls left the input untouched.
   CHECK(values_of(a) == std::vector<double>(12, 1));

@@ -100,6 +100,15 @@ TEST_CASE("cat of a single input, of many inputs, and of large inputs") {
     CHECK(m.shape() == tl::Shape{2, total});
     check_values(m, naive_cat(many, 1, m.shape()), 0, 0);
 
+    // dstack of many matrices: one-element pieces, several row blocks, split across threads.
+    std::vector<tl::Tensor> mats;
+    for (int i = 0; i < 50; ++i) mats.push_back(random_values({40, 30}, tl::kFloat32, dev));
+    tl::Tensor ds = tl::dstack(mats);
+    CHECK(ds.shape() == tl::Shape{40, 30, 50});
+    std::vector<tl::Tensor> mats3;
+    for (const auto& t : mats) mats3.push_back(t.unsqueeze(2));
+    check_values(ds, naive_cat(mats3, 2, ds.shape()), 0, 0);
+
     // Large enough to split across threads; pieces straddle the chunk boundaries.
     std::vector<tl::Tensor> big = {random_values({300, 257}, tl::kFloat64, dev),
                                    random_values({300, 3}, tl::kFloat64, dev),
@@ -190,6 +199,11 @@ TEST_CASE("cat errors") {
         tl::cat({tl::scalar_tensor(1.0f), tl::scalar_tensor(2.0f)}, 0);
       },
       "zero-dimensional");
+  check_throws<tl::ShapeError>(
+      [&] {
+        tl::cat({a, tl::scalar_tensor(2.0f)}, 0);
+      },
+      "(at position 1)");
   check_throws<tl::IndexError>([&] { tl::cat({a, a}, 2); }, "tl::cat");
   check_throws<tl::IndexError>([&] { tl::cat({a, a}, -3); }, "tl::cat");
   check_throws<tl::Error>([&] { tl::cat({a, tl::Tensor()}, 0); }, "tl::cat");

@@ -20,14 +20,17 @@ struct OpInfo {
 
 const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> ops = {
-      {Op::Sum, "tl::sum", tl::sum},    {Op::Prod, "tl::prod", tl::prod}, {Op::Mean, "tl::mean", tl::mean},
-      {Op::Max, "tl::max", tl::max},    {Op::Min, "tl::min", tl::min},    {Op::Amax, "tl::amax", tl::amax},
-      {Op::Amin, "tl::amin", tl::amin}, {Op::All, "tl::all", tl::all},    {Op::Any, "tl::any", tl::any},
+      {Op::Sum, "tl::sum", tl::sum},    {Op::Prod, "tl::prod", tl::prod},
+      {Op::Mean, "tl::mean", tl::mean}, {Op::Max, "tl::max", tl::max},
+      {Op::Min, "tl::min", tl::min},    {Op::Amax, "tl::amax", tl::amax},
+      {Op::Amin, "tl::amin", tl::amin}, {Op::All, "tl::all", tl::all},
+      {Op::Any, "tl::any", tl::any},
   };
   return ops;
 }
 
-const std::vector<tl::DType> kAllDTypes = {tl::kBool, tl::kInt32, tl::kInt64, tl::kFloat32, tl::kFloat64};
+const std::vector<tl::DType> kAllDTypes = {tl::kBool, tl::kInt32, tl::kInt64, tl::kFloat32,
+                                           tl::kFloat64};
 
 bool valid_for(Op op, tl::DType dtype) { return op != Op::Mean || tl::is_floating_point(dtype); }
 
@@ -35,10 +38,13 @@ bool valid_for(Op op, tl::DType dtype) { return op != Op::Mean || tl::is_floatin
 tl::DType expected_dtype(Op op, tl::DType in) {
   switch (op) {
     case Op::Sum:
-    case Op::Prod: return tl::is_floating_point(in) ? in : tl::kInt64;
+    case Op::Prod:
+      return tl::is_floating_point(in) ? in : tl::kInt64;
     case Op::All:
-    case Op::Any: return tl::kBool;
-    default: return in;
+    case Op::Any:
+      return tl::kBool;
+    default:
+      return in;
   }
 }
 
@@ -61,7 +67,8 @@ tl::Shape keepdim_shape(const tl::Shape& shape, const std::vector<bool>& mask, b
 }
 
 // Row-major index of input element `idx` in the keepdim-shaped output.
-int64_t out_index(const std::vector<int64_t>& idx, const tl::Shape& shape, const std::vector<bool>& mask) {
+int64_t out_index(const std::vector<int64_t>& idx, const tl::Shape& shape,
+                  const std::vector<bool>& mask) {
   int64_t o = 0;
   for (int64_t d = 0; d < shape.size(); ++d)
     if (!mask[d]) o = o * shape[d] + idx[d];
@@ -97,14 +104,26 @@ std::vector<double> reference(Op op, const tl::Tensor& input, const std::vector<
   for (int64_t o = 0; o < n_out; ++o) {
     switch (op) {
       case Op::Sum:
-      case Op::Mean: acc[o] = 0, iacc[o] = 0; break;
-      case Op::Prod: acc[o] = 1, iacc[o] = 1; break;
+      case Op::Mean:
+        acc[o] = 0, iacc[o] = 0;
+        break;
+      case Op::Prod:
+        acc[o] = 1, iacc[o] = 1;
+        break;
       case Op::Max:
-      case Op::Amax: acc[o] = -INFINITY; break;
+      case Op::Amax:
+        acc[o] = -INFINITY;
+        break;
       case Op::Min:
-      case Op::Amin: acc[o] = INFINITY; break;
-      case Op::All: acc[o] = 1; break;
-      case Op::Any: acc[o] = 0; break;
+      case Op::Amin:
+        acc[o] = INFINITY;
+        break;
+      case Op::All:
+        acc[o] = 1;
+        break;
+      case Op::Any:
+        acc[o] = 0;
+        break;
     }
   }
   for_each_element(shape, mask, [&](int64_t i, int64_t o) {
@@ -121,15 +140,24 @@ std::vector<double> reference(Op op, const tl::Tensor& input, const std::vector<
         iacc[o] *= static_cast<uint64_t>(static_cast<int64_t>(x));
         break;
       case Op::Max:
-      case Op::Amax: a = (std::isnan(a) || std::isnan(x)) ? NAN : std::max(a, x); break;
+      case Op::Amax:
+        a = (std::isnan(a) || std::isnan(x)) ? NAN : std::max(a, x);
+        break;
       case Op::Min:
-      case Op::Amin: a = (std::isnan(a) || std::isnan(x)) ? NAN : std::min(a, x); break;
-      case Op::All: a = a && x != 0; break;
-      case Op::Any: a = a || x != 0; break;
+      case Op::Amin:
+        a = (std::isnan(a) || std::isnan(x)) ? NAN : std::min(a, x);
+        break;
+      case Op::All:
+        a = a && x != 0;
+        break;
+      case Op::Any:
+        a = a || x != 0;
+        break;
     }
   });
   for (int64_t o = 0; o < n_out; ++o) {
-    if (integral && (op == Op::Sum || op == Op::Prod)) acc[o] = static_cast<double>(static_cast<int64_t>(iacc[o]));
+    if (integral && (op == Op::Sum || op == Op::Prod))
+      acc[o] = static_cast<double>(static_cast<int64_t>(iacc[o]));
     if (op == Op::Mean) acc[o] = n_red ? acc[o] / static_cast<double>(n_red) : NAN;
   }
   return acc;
@@ -137,7 +165,8 @@ std::vector<double> reference(Op op, const tl::Tensor& input, const std::vector<
 
 // Index of the first max/min (NaN counting as the max/min, first NaN wins) along dim, or over the
 // flattened input when dim is empty.
-std::vector<double> arg_reference(bool is_max, const tl::Tensor& input, std::optional<int64_t> dim) {
+std::vector<double> arg_reference(bool is_max, const tl::Tensor& input,
+                                  std::optional<int64_t> dim) {
   const std::vector<double> v = values_of(input);
   const tl::Shape& shape = input.shape();
   std::vector<bool> mask(shape.size(), !dim.has_value());
@@ -148,14 +177,16 @@ std::vector<double> arg_reference(bool is_max, const tl::Tensor& input, std::opt
   for_each_element(shape, mask, [&](int64_t i, int64_t o) {
     const double x = v[i];
     const int64_t pos = position[o]++;
-    bool better = index[o] < 0 || (!std::isnan(best[o]) && (std::isnan(x) || (is_max ? x > best[o] : x < best[o])));
+    bool better = index[o] < 0 ||
+                  (!std::isnan(best[o]) && (std::isnan(x) || (is_max ? x > best[o] : x < best[o])));
     if (better) best[o] = x, index[o] = static_cast<double>(pos);
   });
   return index;
 }
 
 std::string describe(const tl::Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
-  std::string s = t.shape().str() + " " + tl::dtype_name(t.dtype()) + " dims " + tl::Shape(dims).str();
+  std::string s =
+      t.shape().str() + " " + tl::dtype_name(t.dtype()) + " dims " + tl::Shape(dims).str();
   return s + (keepdim ? " keepdim" : "");
 }
 
@@ -163,8 +194,8 @@ std::string describe(const tl::Tensor& t, const std::vector<int64_t>& dims, bool
 double rtol_for(tl::DType dtype) { return dtype == tl::kFloat32 ? 1e-5 : 1e-9; }
 
 // Runs every reduction over `dims` on every layout of a random tensor of `shape` on every device.
-void check_all_ops(const tl::Shape& shape, const std::vector<int64_t>& dims, const std::vector<tl::DType>& dtypes,
-                   const std::vector<Op>& only = {}) {
+void check_all_ops(const tl::Shape& shape, const std::vector<int64_t>& dims,
+                   const std::vector<tl::DType>& dtypes, const std::vector<Op>& only = {}) {
   for (tl::Device device : test_devices()) {
     for (tl::DType dtype : dtypes) {
       tl::Tensor values = random_tensor(shape, dtype, device);
@@ -175,7 +206,8 @@ void check_all_ops(const tl::Shape& shape, const std::vector<int64_t>& dims, con
         std::vector<double> expected = reference(info.op, values, mask);
         for (const Layout& layout : layouts_of(values)) {
           for (bool keepdim : {false, true}) {
-            INFO(info.name << " " << layout.name << " " << describe(values, dims, keepdim) << " on " << device);
+            INFO(info.name << " " << layout.name << " " << describe(values, dims, keepdim) << " on "
+                           << device);
             tl::Tensor got = info.fn(layout.tensor, dims, keepdim);
             CHECK(got.dtype() == expected_dtype(info.op, dtype));
             CHECK(got.device() == device);
@@ -191,18 +223,21 @@ void check_all_ops(const tl::Shape& shape, const std::vector<int64_t>& dims, con
 }  // namespace
 
 TEST_CASE("reduce: every op, dtype, layout and dim set matches a reference loop") {
-  const std::vector<std::vector<int64_t>> dim_sets = {{}, {0}, {-1}, {1}, {0, 2}, {2, 0}, {0, 1, 2}, {-1, 0, 1}};
+  const std::vector<std::vector<int64_t>> dim_sets = {{},     {0},    {-1},      {1},
+                                                      {0, 2}, {2, 0}, {0, 1, 2}, {-1, 0, 1}};
   for (const auto& dims : dim_sets) check_all_ops({3, 4, 5}, dims, kAllDTypes);
 }
 
 TEST_CASE("reduce: odd sizes, size-1 dims and 1-D inputs") {
   for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {1}, {2}, {0, 2}})
     check_all_ops({7, 1, 13}, dims, kAllDTypes);
-  for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {-1}}) check_all_ops({37}, dims, kAllDTypes);
+  for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {-1}})
+    check_all_ops({37}, dims, kAllDTypes);
   for (const auto& dims : std::vector<std::vector<int64_t>>{{1, 3}, {0, 2}, {3}})
     check_all_ops({2, 3, 2, 5}, dims, {tl::kInt64, tl::kFloat32});
   // Narrow rows reduced over a long leading dim (row-accumulation paths), and short reductions.
-  for (const tl::Shape& shape : {tl::Shape{257, 4}, tl::Shape{301, 3}, tl::Shape{129, 16}, tl::Shape{67, 40}})
+  for (const tl::Shape& shape :
+       {tl::Shape{257, 4}, tl::Shape{301, 3}, tl::Shape{129, 16}, tl::Shape{67, 40}})
     for (const auto& dims : std::vector<std::vector<int64_t>>{{0}, {1}})
       check_all_ops(shape, dims, kAllDTypes);
 }
@@ -211,8 +246,8 @@ TEST_CASE("reduce: large inputs take the multi-threaded paths") {
   // Shapes chosen to hit each schedule: many outputs, few outputs (split reduced range), and
   // leading-dim reductions that accumulate whole rows.
   const std::vector<std::pair<tl::Shape, std::vector<int64_t>>> cases = {
-      {{517, 263}, {}},  {{517, 263}, {0}}, {{517, 263}, {1}}, {{2, 70001}, {1}},
-      {{70001, 3}, {0}}, {{40, 5003}, {0}}, {{203, 3, 301}, {0, 2}}, {{30001, 4}, {0}},
+      {{517, 263}, {}},    {{517, 263}, {0}}, {{517, 263}, {1}},       {{2, 70001}, {1}},
+      {{70001, 3}, {0}},   {{40, 5003}, {0}}, {{203, 3, 301}, {0, 2}}, {{30001, 4}, {0}},
       {{6007, 2, 8}, {0}}, {{20011, 5}, {0}}, {{3, 40001}, {0}},
   };
   for (const auto& [shape, dims] : cases) {
@@ -245,7 +280,8 @@ TEST_CASE("reduce: method forms and whole-tensor forms") {
   CHECK(tl::prod(x).item<float>() == 720);
   CHECK(tl::all(x).item<bool>());
   CHECK(!tl::any(tl::zeros({3})).item<bool>());
-  CHECK(tl::sum(tl::from_vector(std::vector<int32_t>{2000000000, 2000000000})).item<int64_t>() == 4000000000);
+  CHECK(tl::sum(tl::from_vector(std::vector<int32_t>{2000000000, 2000000000})).item<int64_t>() ==
+        4000000000);
   CHECK(tl::sum(tl::from_vector(std::vector<int32_t>{1, 2})).dtype() == tl::kInt64);
 }
 
@@ -262,7 +298,8 @@ TEST_CASE("reduce: 0-dim inputs accept dim 0 and -1") {
         }
       }
     }
-    for (std::optional<int64_t> dim : {std::optional<int64_t>{}, std::optional<int64_t>{0}, std::optional<int64_t>{-1}}) {
+    for (std::optional<int64_t> dim :
+         {std::optional<int64_t>{}, std::optional<int64_t>{0}, std::optional<int64_t>{-1}}) {
       for (bool keepdim : {false, true}) {
         CHECK(tl::argmax(s, dim, keepdim).dim() == 0);
         CHECK(tl::argmin(s, dim, keepdim).item<int64_t>() == 0);
@@ -287,7 +324,8 @@ TEST_CASE("reduce: zero-size inputs give identities or empty results") {
     CHECK(values_of(tl::prod(e, {0}, true)) == std::vector<double>{1, 1, 1});
     CHECK(tl::prod(e, {0}, true).shape() == tl::Shape{1, 3});
     check_values(tl::mean(e, {0}), {NAN, NAN, NAN});
-    CHECK(tl::sum(tl::empty({0}, tl::TensorOptions(tl::kInt32).device(device))).dtype() == tl::kInt64);
+    CHECK(tl::sum(tl::empty({0}, tl::TensorOptions(tl::kInt32).device(device))).dtype() ==
+          tl::kInt64);
     // Reducing only non-empty dims of an empty tensor gives an empty result, even for max/min.
     for (const OpInfo& info : all_ops()) {
       INFO(info.name);
@@ -305,7 +343,9 @@ TEST_CASE("reduce: zero-size inputs give identities or empty results") {
 TEST_CASE("reduce: max and min propagate NaN; argmax/argmin pick the first NaN or the first tie") {
   for (tl::Device device : test_devices()) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    tl::Tensor x = tl::from_vector(std::vector<float>{1, nan, 3, 4, 7, 7, 2, 6, 5, nan, 0, nan}, {3, 4}).to(device);
+    tl::Tensor x =
+        tl::from_vector(std::vector<float>{1, nan, 3, 4, 7, 7, 2, 6, 5, nan, 0, nan}, {3, 4})
+            .to(device);
     check_values(tl::max(x, {1}), {NAN, 7, NAN});
     check_values(tl::min(x, {1}), {NAN, 2, NAN});
     check_values(tl::max(x, {0}), {7, NAN, 3, NAN});
@@ -337,9 +377,12 @@ TEST_CASE("reduce: max and min propagate NaN; argmax/argmin pick the first NaN o
     tl::Tensor inf = tl::from_vector(std::vector<double>{-INFINITY, -INFINITY, 1}).to(device);
     CHECK(tl::min(inf).item<double>() == -INFINITY);
     CHECK(tl::argmin(inf).item<int64_t>() == 0);
-    CHECK(tl::argmax(tl::from_vector(std::vector<double>{-INFINITY, -INFINITY})).item<int64_t>() == 0);
-    CHECK(tl::max(tl::from_vector(std::vector<int64_t>{INT64_MIN, INT64_MIN})).item<int64_t>() == INT64_MIN);
-    CHECK(tl::argmax(tl::from_vector(std::vector<int64_t>{INT64_MIN, INT64_MIN})).item<int64_t>() == 0);
+    CHECK(tl::argmax(tl::from_vector(std::vector<double>{-INFINITY, -INFINITY})).item<int64_t>() ==
+          0);
+    CHECK(tl::max(tl::from_vector(std::vector<int64_t>{INT64_MIN, INT64_MIN})).item<int64_t>() ==
+          INT64_MIN);
+    CHECK(tl::argmax(tl::from_vector(std::vector<int64_t>{INT64_MIN, INT64_MIN})).item<int64_t>() ==
+          0);
   }
 }
 
@@ -349,10 +392,8 @@ TEST_CASE("reduce: argmax and argmin match a reference on every dtype, layout an
     std::vector<std::optional<int64_t>> dims;
   };
   const std::vector<Case> cases = {
-      {{3, 4, 5}, {std::nullopt, 0, 1, 2, -1}},
-      {{7, 1, 13}, {std::nullopt, 0, 1, -1}},
-      {{517, 263}, {std::nullopt, 0, 1}},
-      {{2, 70001}, {1}},
+      {{3, 4, 5}, {std::nullopt, 0, 1, 2, -1}}, {{7, 1, 13}, {std::nullopt, 0, 1, -1}},
+      {{517, 263}, {std::nullopt, 0, 1}},       {{2, 70001}, {1}},
       {{70001, 3}, {0, std::nullopt}},
   };
   for (tl::Device device : test_devices()) {
@@ -399,9 +440,11 @@ TEST_CASE("reduce: expanded (stride 0) and permuted inputs") {
     for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {1}, {0, 1}, {2}}) {
       for (const OpInfo& info : all_ops()) {
         INFO(info.name << " dims " << tl::Shape(dims));
-        check_values(info.fn(x, dims, false), reference(info.op, x.contiguous(), mask_of(dims, 3)), 1e-9, 1e-9);
+        check_values(info.fn(x, dims, false), reference(info.op, x.contiguous(), mask_of(dims, 3)),
+                     1e-9, 1e-9);
         if (info.op != Op::Mean)
-          check_values(info.fn(p, dims, true), reference(info.op, p.contiguous(), mask_of(dims, 3)), 0, 0);
+          check_values(info.fn(p, dims, true), reference(info.op, p.contiguous(), mask_of(dims, 3)),
+                       0, 0);
       }
     }
     CHECK(values_of(tl::argmax(x, 1)) == std::vector<double>(24, 0));

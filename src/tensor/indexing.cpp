@@ -12,7 +12,8 @@ namespace {
 
 void check_same_device(const Tensor& a, const Tensor& other, const char* what, const char* op) {
   if (a.device() != other.device())
-    fail<DeviceError>(op, "expected ", what, " on the input's device (", a.device(), "), got ", other.device());
+    fail<DeviceError>(op, "expected ", what, " on the input's device (", a.device(), "), got ",
+                      other.device());
 }
 
 // Every index value must lie in [0, size). Checked with two reductions so it works (and is exact)
@@ -65,16 +66,18 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   check_defined(a, "tl::index_select");
   check_defined(index, "tl::index_select");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
-    fail<DTypeError>("tl::index_select", "expected index of dtype int64 or int32, got ", index.dtype());
+    fail<DTypeError>("tl::index_select", "expected index of dtype int64 or int32, got ",
+                     index.dtype());
   if (index.dim() > 1)
-    fail<ShapeError>("tl::index_select", "expected a 1-D or 0-dim index, got shape ", index.shape());
+    fail<ShapeError>("tl::index_select", "expected a 1-D or 0-dim index, got shape ",
+                     index.shape());
   check_same_device(a, index, "index", "tl::index_select");
   dim = wrap_dim(dim, a.dim(), "tl::index_select");
   // A 0-dim input behaves as 1-D of one element and gives a 0-dim result (torch does the same).
   if (a.dim() == 0) {
     if (index.numel() != 1)
-      fail<IndexError>("tl::index_select", "index of a 0-dim input must have exactly one value, got ",
-                       index.numel());
+      fail<IndexError>("tl::index_select",
+                       "index of a 0-dim input must have exactly one value, got ", index.numel());
     check_index_range(index, 1, 0, "tl::index_select");
     return a.clone();
   }
@@ -92,16 +95,18 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   profiler::OpScope scope("tl::gather");
   check_defined(a, "tl::gather");
   check_defined(index, "tl::gather");
-  if (index.dtype() != kInt64) fail<DTypeError>("tl::gather", "expected index of dtype int64, got ", index.dtype());
+  if (index.dtype() != kInt64)
+    fail<DTypeError>("tl::gather", "expected index of dtype int64, got ", index.dtype());
   check_same_device(a, index, "index", "tl::gather");
   if (index.dim() != a.dim())
-    fail<ShapeError>("tl::gather", "expected index with as many dims as the input (", a.dim(), "), got shape ",
-                     index.shape(), " for input shape ", a.shape());
+    fail<ShapeError>("tl::gather", "expected index with as many dims as the input (", a.dim(),
+                     "), got shape ", index.shape(), " for input shape ", a.shape());
   dim = wrap_dim(dim, a.dim(), "tl::gather");
   for (int64_t d = 0; d < a.dim(); ++d)
     if (d != dim && index.shape()[d] > a.shape()[d])
       fail<ShapeError>("tl::gather", "expected index size <= input size at every dim but ", dim,
-                       ", got index shape ", index.shape(), " and input shape ", a.shape(), " (dim ", d, ")");
+                       ", got index shape ", index.shape(), " and input shape ", a.shape(),
+                       " (dim ", d, ")");
   check_index_range(index, a.dim() ? a.shape()[dim] : 1, dim, "tl::gather");
   Tensor out = make_tensor(index.shape(), a.dtype(), a.device());
   if (out.numel() > 0) backend_for(a.device()).gather(a, dim, index, out);

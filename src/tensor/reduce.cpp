@@ -37,27 +37,36 @@ Tensor squeeze_reduced(const Tensor& out, const std::vector<bool>& mask, bool ke
 // The value an empty reduction yields (torch: sum 0, prod 1, mean nan, all true, any false).
 Scalar empty_value(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return 0;
-    case ReduceOp::Prod: return 1;
-    case ReduceOp::Mean: return std::numeric_limits<double>::quiet_NaN();
-    case ReduceOp::All: return true;
-    default: return false;  // Any (max/min refuse empty reductions before this)
+    case ReduceOp::Sum:
+      return 0;
+    case ReduceOp::Prod:
+      return 1;
+    case ReduceOp::Mean:
+      return std::numeric_limits<double>::quiet_NaN();
+    case ReduceOp::All:
+      return true;
+    default:
+      return false;  // Any (max/min refuse empty reductions before this)
   }
 }
 
 DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
   switch (op) {
     case ReduceOp::Sum:
-    case ReduceOp::Prod: return is_floating_point(in) ? in : kInt64;
+    case ReduceOp::Prod:
+      return is_floating_point(in) ? in : kInt64;
     case ReduceOp::Mean:
       if (!is_floating_point(in))
         fail<DTypeError>(name, "could not infer output dtype: input dtype must be floating point ",
-                         "(float32 or float64), got ", in, "; convert it first, e.g. .to(tl::kFloat32)");
+                         "(float32 or float64), got ", in,
+                         "; convert it first, e.g. .to(tl::kFloat32)");
       return in;
     case ReduceOp::Max:
-    case ReduceOp::Min: return in;
+    case ReduceOp::Min:
+      return in;
     case ReduceOp::All:
-    case ReduceOp::Any: return kBool;
+    case ReduceOp::Any:
+      return kBool;
   }
   return in;
 }
@@ -77,10 +86,10 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
   }
   if (empty_extent && (op == ReduceOp::Max || op == ReduceOp::Min)) {
     if (dims.empty())
-      fail<IndexError>(name, "expected a non-empty input when reducing over all dims, got shape ", a.shape(),
-                       "; specify the reduction dims");
-    fail<IndexError>(name, "expected every reduced dim to have non-zero size, got shape ", a.shape(),
-                     " reducing dims ", Shape(dims));
+      fail<IndexError>(name, "expected a non-empty input when reducing over all dims, got shape ",
+                       a.shape(), "; specify the reduction dims");
+    fail<IndexError>(name, "expected every reduced dim to have non-zero size, got shape ",
+                     a.shape(), " reducing dims ", Shape(dims));
   }
   Tensor out = make_tensor(keep, out_dtype, a.device());
   if (out.numel() > 0) {
@@ -103,7 +112,8 @@ Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::opt
     const int64_t d = wrap_dim(*dim, nd, name);
     if (nd > 0) {
       if (a.shape()[d] == 0)
-        fail<IndexError>(name, "expected reduction dim ", d, " to have non-zero size, got shape ", a.shape());
+        fail<IndexError>(name, "expected reduction dim ", d, " to have non-zero size, got shape ",
+                         a.shape());
       keep = a.shape();
       keep[d] = 1;
       shape = a.shape();

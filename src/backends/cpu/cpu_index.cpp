@@ -24,7 +24,7 @@ void for_each_chunk(int64_t chunks, const F& f) {
     f(int64_t{0});
     return;
   }
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static, 1)
   for (int64_t c = 0; c < chunks; ++c) f(c);
 }
 
@@ -35,14 +35,16 @@ std::vector<int64_t> count_nonzero(const StridedLoop<1>& loop, int64_t n, int64_
   std::vector<int64_t> start(chunks + 1, 0);
   for_each_chunk(chunks, [&](int64_t c) {
     int64_t count = 0;
-    loop.run_range(n * c / chunks, n * (c + 1) / chunks, [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
-      if (s[0] == sizeof(T)) {
-        const T* q = reinterpret_cast<const T*>(p[0]);
-        for (int64_t i = 0; i < k; ++i) count += q[i] != T(0);
-      } else {
-        for (int64_t i = 0; i < k; ++i) count += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
-      }
-    });
+    loop.run_range(n * c / chunks, n * (c + 1) / chunks,
+                   [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
+                     if (s[0] == sizeof(T)) {
+                       const T* q = reinterpret_cast<const T*>(p[0]);
+                       for (int64_t i = 0; i < k; ++i) count += q[i] != T(0);
+                     } else {
+                       for (int64_t i = 0; i < k; ++i)
+                         count += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
+                     }
+                   });
     start[c + 1] = count;
   });
   for (int64_t c = 0; c < chunks; ++c) start[c + 1] += start[c];
@@ -53,9 +55,12 @@ std::vector<int64_t> count_nonzero(const StridedLoop<1>& loop, int64_t n, int64_
 template <typename F>
 void dispatch_size(size_t size, const F& f) {
   switch (size) {
-    case 1: return f.template operator()<uint8_t>();
-    case 4: return f.template operator()<uint32_t>();
-    case 8: return f.template operator()<uint64_t>();
+    case 1:
+      return f.template operator()<uint8_t>();
+    case 4:
+      return f.template operator()<uint32_t>();
+    case 8:
+      return f.template operator()<uint64_t>();
   }
   fail<DTypeError>("tl::cpu", "unsupported element size ", size);
 }
@@ -90,12 +95,13 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
         // once the chunk's rows are all written the rest of it is zeros, so it stops before
         // writing into the next chunk's rows.
         int64_t linear = begin;
-        loop.run_range(begin, end, [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
-          for (int64_t i = 0; i < k && dst != limit; ++i, ++linear) {
-            *dst = linear;
-            dst += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
-          }
-        });
+        loop.run_range(begin, end,
+                       [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
+                         for (int64_t i = 0; i < k && dst != limit; ++i, ++linear) {
+                           *dst = linear;
+                           dst += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
+                         }
+                       });
         return;
       }
       // The multi-index advances with the row-major walk, so no element is unravelled by division.
@@ -136,18 +142,20 @@ Tensor CpuBackend::masked_select(const Tensor& in, const Tensor& mask) {
       T* dst = base + start[c];
       T* const limit = base + start[c + 1];
       // Branch-free as in nonzero: write every element, advance past the selected ones.
-      loop.run_range(n * c / chunks, n * (c + 1) / chunks, [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t k) {
-        for (int64_t i = 0; i < k && dst != limit; ++i) {
-          *dst = *reinterpret_cast<const T*>(p[0] + i * s[0]);
-          dst += *reinterpret_cast<const bool*>(p[1] + i * s[1]);
-        }
-      });
+      loop.run_range(n * c / chunks, n * (c + 1) / chunks,
+                     [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t k) {
+                       for (int64_t i = 0; i < k && dst != limit; ++i) {
+                         *dst = *reinterpret_cast<const T*>(p[0] + i * s[0]);
+                         dst += *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+                       }
+                     });
     });
   });
   return out;
 }
 
-void CpuBackend::index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) {
+void CpuBackend::index_select(const Tensor& in, int64_t dim, const Tensor& index,
+                              const Tensor& out) {
   if (out.numel() == 0) return;
   const Tensor idx_t = index.contiguous();
   const int64_t* idx = static_cast<const int64_t*>(idx_t.data_ptr());
@@ -157,7 +165,8 @@ void CpuBackend::index_select(const Tensor& in, int64_t dim, const Tensor& index
   StridedLoop<2> loop({&out_slice, &in_slice});
   const int64_t slice_n = loop.numel();
   dispatch_size(in.element_size(), [&]<typename T>() {
-    const int64_t in_step = in.strides()[dim] * sizeof(T), out_step = out.strides()[dim] * sizeof(T);
+    const int64_t in_step = in.strides()[dim] * sizeof(T),
+                  out_step = out.strides()[dim] * sizeof(T);
     auto copy = [&](int64_t jb, int64_t je) {
       return [=](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t k) {
         if (std::abs(out_step) < std::abs(s[0])) {
@@ -166,7 +175,8 @@ void CpuBackend::index_select(const Tensor& in, int64_t dim, const Tensor& index
             char* dst = p[0] + i * s[0];
             const char* src = p[1] + i * s[1];
             for (int64_t j = jb; j < je; ++j)
-              *reinterpret_cast<T*>(dst + j * out_step) = *reinterpret_cast<const T*>(src + idx[j] * in_step);
+              *reinterpret_cast<T*>(dst + j * out_step) =
+                  *reinterpret_cast<const T*>(src + idx[j] * in_step);
           }
           return;
         }
@@ -209,7 +219,8 @@ void CpuBackend::gather(const Tensor& in, int64_t dim, const Tensor& index, cons
     loop.run([step](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t k) {
       for (int64_t i = 0; i < k; ++i) {
         const int64_t j = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const T*>(p[2] + i * s[2] + j * step);
+        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+            *reinterpret_cast<const T*>(p[2] + i * s[2] + j * step);
       }
     });
   });

@@ -223,7 +223,9 @@ struct ArgOp {
     if (is_nan(v)) return true;
     return kMax ? v > best : v < best;
   }
-  static Acc step(Acc a, T v, int64_t i) { return (a.index < 0 || better(v, a.value)) ? Acc{v, i} : a; }
+  static Acc step(Acc a, T v, int64_t i) {
+    return (a.index < 0 || better(v, a.value)) ? Acc{v, i} : a;
+  }
   static Acc combine(Acc a, Acc b) {
     if (b.index < 0) return a;
     if (a.index < 0) return b;
@@ -282,7 +284,8 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
 // Arg reductions of a run go block by block: the block's best value comes from the vectorized
 // max/min, and only a block that improves on the running best is scanned for its first position.
 template <typename Op, typename T>
-typename Op::Acc reduce_run(typename Op::Acc a, const T* p, int64_t n, int64_t stride, int64_t first) {
+typename Op::Acc reduce_run(typename Op::Acc a, const T* p, int64_t n, int64_t stride,
+                            int64_t first) {
   if constexpr (Op::kIndexed) {
     constexpr int64_t kArgBlock = 2048;
     using Values = ExtremumOp<T, Op::kMax>;
@@ -319,7 +322,8 @@ class Reducer {
     n_out_ = kept.numel();
     n_red_ = reduced.numel();
     outer_ = kept.n > 0 && reduced.n > 0 &&
-             (std::abs(kept.inner_stride()) < std::abs(reduced.inner_stride()) || n_red_ <= kShortReduction);
+             (std::abs(kept.inner_stride()) < std::abs(reduced.inner_stride()) ||
+              n_red_ <= kShortReduction);
     block_ = outer_ ? kOuterBlock : kInnerBlock;
   }
 
@@ -336,7 +340,8 @@ class Reducer {
  private:
   // Folds reduced positions [rb, re) into acc[0 .. oe - ob) for outputs [ob, oe).
   // Not inlined: it is the bulk of the code and both schedules call it.
-  [[gnu::noinline]] void accumulate(int64_t ob, int64_t oe, int64_t rb, int64_t re, Acc* acc) const {
+  [[gnu::noinline]] void accumulate(int64_t ob, int64_t oe, int64_t rb, int64_t re,
+                                    Acc* acc) const {
     const int64_t rs = reduced_.inner_stride();
     if (!outer_) {
       Acc* a = acc;
@@ -402,8 +407,10 @@ class Reducer {
 
   // Four rows in one pass: each accumulator is read and written once instead of four times.
   static void accumulate_rows4(Acc* a, const T* row, int64_t row_stride, int64_t n) {
-    const T *r0 = row, *r1 = row + row_stride, *r2 = row + 2 * row_stride, *r3 = row + 3 * row_stride;
-    for (int64_t j = 0; j < n; ++j) a[j] = Op::step(Op::step(Op::step(Op::step(a[j], r0[j]), r1[j]), r2[j]), r3[j]);
+    const T *r0 = row, *r1 = row + row_stride, *r2 = row + 2 * row_stride,
+            *r3 = row + 3 * row_stride;
+    for (int64_t j = 0; j < n; ++j)
+      a[j] = Op::step(Op::step(Op::step(Op::step(a[j], r0[j]), r1[j]), r2[j]), r3[j]);
   }
 
   static void accumulate_row(Acc* a, const T* row, int64_t n, int64_t stride, int64_t position) {
@@ -441,7 +448,7 @@ class Reducer {
     // Not std::vector: Acc may be bool, and the chunks need real Acc* pointers.
     std::unique_ptr<Acc[]> partial(new Acc[chunks * n_out_]);
     std::fill(partial.get(), partial.get() + chunks * n_out_, Op::identity());
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static, 1)
     for (int64_t c = 0; c < chunks; ++c)
       accumulate(0, n_out_, n_red_ * c / chunks, n_red_ * (c + 1) / chunks, &partial[c * n_out_]);
     for (int64_t o = 0; o < n_out_; ++o) {
@@ -483,31 +490,40 @@ void run_op(const Tensor& in, const DimList& kept, const DimList& reduced, const
             const char* name, bool mean = false) {
   using Out = typename Op::Out;
   if (out.dtype() != dtype_of_v<Out>)
-    fail<DTypeError>(name, "CPU kernel expected output dtype ", dtype_of_v<Out>, ", got ", out.dtype());
-  Reducer<Op, T>(static_cast<const T*>(in.data_ptr()), kept, reduced, mean).run(static_cast<Out*>(out.data_ptr()));
+    fail<DTypeError>(name, "CPU kernel expected output dtype ", dtype_of_v<Out>, ", got ",
+                     out.dtype());
+  Reducer<Op, T>(static_cast<const T*>(in.data_ptr()), kept, reduced, mean)
+      .run(static_cast<Out*>(out.data_ptr()));
 }
 
 const char* reduce_op_name(ReduceOp op) {
-  static const char* names[] = {"tl::sum", "tl::prod", "tl::mean", "tl::max", "tl::min", "tl::all", "tl::any"};
+  static const char* names[] = {"tl::sum", "tl::prod", "tl::mean", "tl::max",
+                                "tl::min", "tl::all",  "tl::any"};
   return names[static_cast<int>(op)];
 }
 
 }  // namespace
 
-void CpuBackend::reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out) {
+void CpuBackend::reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
+                        const Tensor& out) {
   if (in.numel() == 0 || out.numel() == 0) return;  // the front-end fills empty reductions
   DimList kept, reduced;
   plan(in, reduce_dims, false, kept, reduced);
   const char* name = reduce_op_name(op);
   dispatch_dtype(in.dtype(), [&]<typename T>() {
     switch (op) {
-      case ReduceOp::Sum: return run_op<SumOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Prod: return run_op<ProdOp<T>, T>(in, kept, reduced, out, name);
+      case ReduceOp::Sum:
+        return run_op<SumOp<T>, T>(in, kept, reduced, out, name);
+      case ReduceOp::Prod:
+        return run_op<ProdOp<T>, T>(in, kept, reduced, out, name);
       case ReduceOp::Mean:
-        if constexpr (std::is_floating_point_v<T>) return run_op<SumOp<T>, T>(in, kept, reduced, out, name, true);
+        if constexpr (std::is_floating_point_v<T>)
+          return run_op<SumOp<T>, T>(in, kept, reduced, out, name, true);
         fail<DTypeError>(name, "expected a floating point input, got ", in.dtype());
-      case ReduceOp::Max: return run_op<MaxOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Min: return run_op<MinOp<T>, T>(in, kept, reduced, out, name);
+      case ReduceOp::Max:
+        return run_op<MaxOp<T>, T>(in, kept, reduced, out, name);
+      case ReduceOp::Min:
+        return run_op<MinOp<T>, T>(in, kept, reduced, out, name);
       // On bool, all/any are min/max: share their code.
       case ReduceOp::All:
         if constexpr (std::is_same_v<T, bool>)
@@ -523,7 +539,8 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& 
   });
 }
 
-void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out) {
+void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
+                            const Tensor& out) {
   if (in.numel() == 0 || out.numel() == 0) return;  // validated by the front-end
   // Without a dim every element is reduced in row-major order, so positions are flat indices.
   std::vector<bool> reduce_dims(in.dim(), !dim.has_value() || in.dim() == 0);
