@@ -28,6 +28,9 @@ constexpr int64_t kInnerBlock = 1024;
 constexpr int64_t kOuterBlock = 8192;
 // Reductions this short are done by row accumulation too: per-output loops would be all overhead.
 constexpr int64_t kShortReduction = 16;
+// Above this many bytes of accumulators (about half of L1), rows are folded four at a time so the
+// accumulators travel to L2 and back once per four rows.
+constexpr size_t kL1Accumulators = 16384;
 // Accumulators of the wide periodic fold used for short contiguous rows.
 constexpr int64_t kWide = 1024;
 
@@ -367,7 +370,7 @@ class Reducer {
             r = accumulate_lanes(a, base, kcount, rcount);
           else if (ks == 1 && rs == kcount && kcount < kLanes)
             r = accumulate_wide(a, base, kcount, rcount);
-          else if (ks == 1 && rcount <= kShortReduction)
+          else if (ks == 1 && (rcount <= kShortReduction || kcount * sizeof(Acc) > kL1Accumulators))
             for (; r + 4 <= rcount; r += 4) accumulate_rows4(a, base + r * rs, rs, kcount);
         }
         for (; r < rcount; ++r) accumulate_row(a, base + r * rs, kcount, ks, first + r);
@@ -405,7 +408,8 @@ class Reducer {
     return groups * per_group;
   }
 
-  // Four rows in one pass: each accumulator is read and written once instead of four times.
+  // Four rows in one pass: each accumulator is read and written once instead of four times (for
+  // short reductions, and for accumulators that do not fit in L1).
   static void accumulate_rows4(Acc* a, const T* row, int64_t row_stride, int64_t n) {
     const T *r0 = row, *r1 = row + row_stride, *r2 = row + 2 * row_stride,
             *r3 = row + 3 * row_stride;
