@@ -85,7 +85,7 @@ void CpuBackend::cat(const std::vector<Tensor>& inputs, int64_t dim, const Tenso
       int64_t o = begin / out_row, c = begin % out_row, pos = begin;
       while (pos < end) {
         if (c == 0 && end - pos >= out_row) {
-          // Whole rows, a block (~32 KB of output, which stays in L1) at a time, input by
+          // Whole rows, a block (~32 KB of output, which stays in cache) at a time, input by
           // input: an input's short row pieces (one element each in a dstack of matrices) are
           // then read as one sequential run instead of one cache line per input per row, which
           // thrashes L1 when inputs sit at power-of-two spacing and defeats the prefetcher when
