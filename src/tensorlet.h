@@ -1,6 +1,7 @@
 // tensorlet: the one header users include.
 #pragma once
 
+#include "backends/cuda/cuda.h"
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/elementwise.h"
