@@ -1,5 +1,4 @@
 // Joining (cat, stack, vstack, hstack, dstack, atleast_Nd) against an independent index mapping.
-#include <random>
 
 #include "test_util.h"
 
@@ -10,21 +9,10 @@ using tl_test::check_throws;
 using tl_test::check_values;
 using tl_test::values_of;
 
-// Random values that never are all zero, from a fixed seed: floats in [-2, 2), integers in
-// [-9, 9], bools alternating by chance.
+// Random values, never all zero (see tl_test::random_tensor).
 tl::Tensor random_values(const tl::Shape& shape, tl::DType dtype,
                          tl::Device device = tl::Device::cpu()) {
-  static std::mt19937 gen(4321);
-  std::vector<double> v(shape.numel());
-  if (tl::is_floating_point(dtype)) {
-    std::uniform_real_distribution<double> dist(-2.0, 2.0);
-    for (double& x : v) x = dist(gen);
-  } else {
-    std::uniform_int_distribution<int> dist(dtype == tl::kBool ? 0 : -9,
-                                            dtype == tl::kBool ? 1 : 9);
-    for (double& x : v) x = dist(gen);
-  }
-  return tl::from_vector(v, shape).reshape(shape).to(dtype).to(device);
+  return tl_test::random_tensor(shape, dtype, device);
 }
 
 // The expected cat: output element idx comes from the input whose range along `dim` holds

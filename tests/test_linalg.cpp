@@ -1,6 +1,5 @@
 // Matrix products (matmul, mm, bmm, dot, linear) against a naive triple loop, on every device.
 #include <algorithm>
-#include <random>
 
 #include "test_util.h"
 
@@ -11,20 +10,10 @@ using tl_test::check_throws;
 using tl_test::check_values;
 using tl_test::values_of;
 
-// Random values that never are all zero: floats in [-2, 2), integers in [-9, 9]. Made on the host
-// from a fixed seed so each case is reproducible on its own.
+// Random values, never all zero (see tl_test::random_tensor).
 tl::Tensor random_values(const tl::Shape& shape, tl::DType dtype,
                          tl::Device device = tl::Device::cpu()) {
-  static std::mt19937 gen(1234);
-  std::vector<double> v(shape.numel());
-  if (tl::is_floating_point(dtype)) {
-    std::uniform_real_distribution<double> dist(-2.0, 2.0);
-    for (double& x : v) x = dist(gen);
-  } else {
-    std::uniform_int_distribution<int> dist(-9, 9);
-    for (double& x : v) x = dist(gen);
-  }
-  return tl::from_vector(v, shape).reshape(shape).to(dtype).to(device);
+  return tl_test::random_tensor(shape, dtype, device);
 }
 
 // PyTorch's matmul written out independently: 1-D operands become [1, K] / [K, 1], batch dims

@@ -21,9 +21,11 @@ void expect(bool ok, const char* what) {
 int main() {
   try {
     tl::Tensor x = tl::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
-    expect(x.shape() == tl::Shape{2, 3} && x.dtype() == tl::kFloat32, "from_vector shape and dtype");
+    expect(x.shape() == tl::Shape{2, 3} && x.dtype() == tl::kFloat32,
+           "from_vector shape and dtype");
     expect(x.t()[2][1].item<float>() == 6, "t() and operator[] view the same storage");
-    expect(x.select(1, 1).to_vector<float>() == std::vector<float>{2, 5}, "select(1, 1) is a column");
+    expect(x.select(1, 1).to_vector<float>() == std::vector<float>{2, 5},
+           "select(1, 1) is a column");
     expect(x.slice(1, 0, 3, 2).to_vector<float>() == std::vector<float>{1, 3, 4, 6},
            "slice with a step");
     expect(x.view({3, 2})[2].to_vector<float>() == std::vector<float>{5, 6}, "view reshapes");
@@ -45,6 +47,7 @@ int main() {
     std::cout << "  FAIL  unexpected tl::Error: " << e.what() << '\n';
     ++failures;
   }
-  std::cout << "downstream: " << (failures == 0 ? "all checks passed" : "some checks FAILED") << '\n';
+  std::cout << "downstream: " << (failures == 0 ? "all checks passed" : "some checks FAILED")
+            << '\n';
   return failures == 0 ? 0 : 1;
 }

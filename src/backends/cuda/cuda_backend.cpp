@@ -83,29 +83,40 @@ class DeviceAllocator final : public Allocator {
 };
 
 [[noreturn]] void not_yet(const char* op) {
-  fail<DeviceError>(op,
-                    "the CUDA backend's kernels arrive with the CUDA issue; this build can allocate "
-                    "CUDA tensors but not compute on them yet (use the CPU for now)");
+  fail<DeviceError>(
+      op,
+      "the CUDA backend's kernels arrive with the CUDA issue; this build can allocate "
+      "CUDA tensors but not compute on them yet (use the CPU for now)");
 }
 
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "tl::sum";
-    case ReduceOp::Prod: return "tl::prod";
-    case ReduceOp::Mean: return "tl::mean";
-    case ReduceOp::Max: return "tl::max";
-    case ReduceOp::Min: return "tl::min";
-    case ReduceOp::All: return "tl::all";
-    case ReduceOp::Any: return "tl::any";
+    case ReduceOp::Sum:
+      return "tl::sum";
+    case ReduceOp::Prod:
+      return "tl::prod";
+    case ReduceOp::Mean:
+      return "tl::mean";
+    case ReduceOp::Max:
+      return "tl::max";
+    case ReduceOp::Min:
+      return "tl::min";
+    case ReduceOp::All:
+      return "tl::all";
+    case ReduceOp::Any:
+      return "tl::any";
   }
   return "tl::reduce";
 }
 
 const char* random_op_name(RandomKind kind) {
   switch (kind) {
-    case RandomKind::Uniform: return "tl::rand";
-    case RandomKind::Normal: return "tl::randn";
-    case RandomKind::Integer: return "tl::randint";
+    case RandomKind::Uniform:
+      return "tl::rand";
+    case RandomKind::Normal:
+      return "tl::randn";
+    case RandomKind::Integer:
+      return "tl::randint";
   }
   return "tl::random";
 }
