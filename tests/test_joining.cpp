@@ -7,13 +7,8 @@ namespace {
 namespace tl = tensorlet;
 using tl_test::check_throws;
 using tl_test::check_values;
+using tl_test::random_tensor;
 using tl_test::values_of;
-
-// Random values, never all zero (see tl_test::random_tensor).
-tl::Tensor random_values(const tl::Shape& shape, tl::DType dtype,
-                         tl::Device device = tl::Device::cpu()) {
-  return tl_test::random_tensor(shape, dtype, device);
-}
 
 // The expected cat: output element idx comes from the input whose range along `dim` holds
 // idx[dim], at that index shifted by the sizes of the inputs before it.
@@ -56,7 +51,7 @@ TEST_CASE("cat along every dim, contiguous and strided inputs") {
         for (int64_t len : {2, 1, 3}) {
           tl::Shape s{3, 4, 5};
           s[d] = len;
-          ts.push_back(random_values(s, dtype, dev));
+          ts.push_back(random_tensor(s, dtype, dev));
         }
         tl::Shape expect_shape{3, 4, 5};
         expect_shape[d] = 6;
@@ -74,14 +69,14 @@ TEST_CASE("cat along every dim, contiguous and strided inputs") {
 
 TEST_CASE("cat of a single input, of many inputs, and of large inputs") {
   for (tl::Device dev : tl_test::test_devices()) {
-    tl::Tensor a = random_values({4, 5}, tl::kFloat32, dev);
+    tl::Tensor a = random_tensor({4, 5}, tl::kFloat32, dev);
     tl::Tensor one = tl::cat({a.t()}, 1);
     CHECK(one.shape() == tl::Shape{5, 4});
     CHECK(!one.is_same(a));
     check_values(one, values_of(a.t()), 0, 0);
 
     std::vector<tl::Tensor> many;
-    for (int i = 0; i < 100; ++i) many.push_back(random_values({2, 1 + i % 3}, tl::kInt32, dev));
+    for (int i = 0; i < 100; ++i) many.push_back(random_tensor({2, 1 + i % 3}, tl::kInt32, dev));
     tl::Tensor m = tl::cat(many, 1);
     int64_t total = 0;
     for (const auto& t : many) total += t.shape()[1];
@@ -90,7 +85,7 @@ TEST_CASE("cat of a single input, of many inputs, and of large inputs") {
 
     // dstack of many matrices: one-element pieces, several row blocks, split across threads.
     std::vector<tl::Tensor> mats;
-    for (int i = 0; i < 50; ++i) mats.push_back(random_values({40, 30}, tl::kFloat32, dev));
+    for (int i = 0; i < 50; ++i) mats.push_back(random_tensor({40, 30}, tl::kFloat32, dev));
     tl::Tensor ds = tl::dstack(mats);
     CHECK(ds.shape() == tl::Shape{40, 30, 50});
     std::vector<tl::Tensor> mats3;
@@ -98,9 +93,9 @@ TEST_CASE("cat of a single input, of many inputs, and of large inputs") {
     check_values(ds, naive_cat(mats3, 2, ds.shape()), 0, 0);
 
     // Large enough to split across threads; pieces straddle the chunk boundaries.
-    std::vector<tl::Tensor> big = {random_values({300, 257}, tl::kFloat64, dev),
-                                   random_values({300, 3}, tl::kFloat64, dev),
-                                   random_values({256, 300}, tl::kFloat64, dev).t()};
+    std::vector<tl::Tensor> big = {random_tensor({300, 257}, tl::kFloat64, dev),
+                                   random_tensor({300, 3}, tl::kFloat64, dev),
+                                   random_tensor({256, 300}, tl::kFloat64, dev).t()};
     for (int64_t dim : {0, 1}) {
       std::vector<tl::Tensor> in = big;
       if (dim == 0) in = {big[0].t(), big[1].t(), big[2].t()};
@@ -108,9 +103,9 @@ TEST_CASE("cat of a single input, of many inputs, and of large inputs") {
       check_values(out, naive_cat(in, dim, out.shape()), 0, 0);
     }
     // A broadcast (stride-0) input is read element by element.
-    tl::Tensor row = random_values({1, 7}, tl::kFloat32, dev);
+    tl::Tensor row = random_tensor({1, 7}, tl::kFloat32, dev);
     std::vector<tl::Tensor> with_expand = {row.expand({4, 7}),
-                                           random_values({2, 7}, tl::kFloat32, dev)};
+                                           random_tensor({2, 7}, tl::kFloat32, dev)};
     tl::Tensor ex = tl::cat(with_expand, 0);
     check_values(ex, naive_cat(with_expand, 0, ex.shape()), 0, 0);
   }
@@ -127,9 +122,9 @@ TEST_CASE("cat promotes mixed dtypes") {
                     Case{tl::kFloat32, tl::kInt64, tl::kBool, tl::kFloat32},
                     Case{tl::kFloat32, tl::kFloat64, tl::kFloat32, tl::kFloat64}}) {
       CAPTURE(cs.result);
-      std::vector<tl::Tensor> ts = {random_values({2, 3}, cs.a, dev),
-                                    random_values({1, 3}, cs.b, dev).t().t(),
-                                    random_values({3, 2}, cs.c, dev).t()};
+      std::vector<tl::Tensor> ts = {random_tensor({2, 3}, cs.a, dev),
+                                    random_tensor({1, 3}, cs.b, dev).t().t(),
+                                    random_tensor({3, 2}, cs.c, dev).t()};
       tl::Tensor out = tl::cat(ts, 0);
       CHECK(out.dtype() == cs.result);
       CHECK(out.shape() == tl::Shape{5, 3});
@@ -143,8 +138,8 @@ TEST_CASE("cat promotes mixed dtypes") {
 TEST_CASE("cat with empty inputs") {
   for (tl::Device dev : tl_test::test_devices()) {
     auto f32 = tl::TensorOptions(tl::kFloat32).device(dev);
-    tl::Tensor a = random_values({2, 3}, tl::kFloat32, dev),
-               b = random_values({4, 3}, tl::kFloat32, dev);
+    tl::Tensor a = random_tensor({2, 3}, tl::kFloat32, dev),
+               b = random_tensor({4, 3}, tl::kFloat32, dev);
     // Legacy rule: 1-D [0] tensors are skipped whatever the others' ndim, but still promote.
     tl::Tensor skip = tl::cat(
         {tl::empty({0}, f32), a, tl::empty({0}, tl::TensorOptions(tl::kFloat64).device(dev)), b},
@@ -169,11 +164,11 @@ TEST_CASE("cat with empty inputs") {
 }
 
 TEST_CASE("cat errors") {
-  tl::Tensor a = random_values({2, 3}, tl::kFloat32), b = random_values({2, 4}, tl::kFloat32);
+  tl::Tensor a = random_tensor({2, 3}, tl::kFloat32), b = random_tensor({2, 4}, tl::kFloat32);
   check_throws<tl::ShapeError>([] { tl::cat({}, 0); }, "tl::cat");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::cat({a, random_values({2, 3, 1}, tl::kFloat32)}, 0);
+        tl::cat({a, random_tensor({2, 3, 1}, tl::kFloat32)}, 0);
       },
       "tl::cat");
   check_throws<tl::ShapeError>([&] { tl::cat({a, a, b}, 0); }, "for tensor 2");
@@ -204,7 +199,7 @@ TEST_CASE("stack along every dim") {
   for (tl::Device dev : tl_test::test_devices())
     for (tl::DType dtype : {tl::kFloat32, tl::kInt64}) {
       std::vector<tl::Tensor> ts;
-      for (int i = 0; i < 3; ++i) ts.push_back(random_values({2, 3}, dtype, dev));
+      for (int i = 0; i < 3; ++i) ts.push_back(random_tensor({2, 3}, dtype, dev));
       std::vector<tl::Tensor> strided = mixed_layouts(ts);
       for (int64_t dim = -3; dim <= 2; ++dim) {
         CAPTURE(dim);
@@ -234,12 +229,12 @@ TEST_CASE("stack along every dim") {
 }
 
 TEST_CASE("stack errors") {
-  tl::Tensor a = random_values({2, 3}, tl::kFloat32);
+  tl::Tensor a = random_tensor({2, 3}, tl::kFloat32);
   check_throws<tl::ShapeError>([] { tl::stack({}, 0); }, "tl::stack");
   check_throws<tl::ShapeError>([&] { tl::stack({a, a, a.t()}, 0); }, "at entry 2");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::stack({a, random_values({2, 3, 1}, tl::kFloat32)}, 0);
+        tl::stack({a, random_tensor({2, 3, 1}, tl::kFloat32)}, 0);
       },
       "tl::stack");
   check_throws<tl::IndexError>([&] { tl::stack({a, a}, 3); }, "tl::stack");
@@ -248,9 +243,9 @@ TEST_CASE("stack errors") {
 
 TEST_CASE("join helpers atleast_1d, atleast_2d, atleast_3d") {
   tl::Tensor s = tl::scalar_tensor(3.0f);
-  tl::Tensor v = random_values({4}, tl::kFloat32);
-  tl::Tensor m = random_values({2, 5}, tl::kFloat32);
-  tl::Tensor c = random_values({2, 3, 4}, tl::kFloat32);
+  tl::Tensor v = random_tensor({4}, tl::kFloat32);
+  tl::Tensor m = random_tensor({2, 5}, tl::kFloat32);
+  tl::Tensor c = random_tensor({2, 3, 4}, tl::kFloat32);
   CHECK(tl::atleast_1d(s).shape() == tl::Shape{1});
   CHECK(tl::atleast_1d(v).shape() == tl::Shape{4});
   CHECK(tl::atleast_2d(s).shape() == tl::Shape{1, 1});
@@ -269,9 +264,9 @@ TEST_CASE("join helpers atleast_1d, atleast_2d, atleast_3d") {
 TEST_CASE("vstack, hstack and dstack") {
   for (tl::Device dev : tl_test::test_devices()) {
     tl::Tensor s = tl::scalar_tensor(7.0f).to(dev);
-    tl::Tensor v = random_values({3}, tl::kFloat32, dev), w = random_values({3}, tl::kInt32, dev);
-    tl::Tensor m = random_values({2, 3}, tl::kFloat32, dev),
-               n = random_values({4, 3}, tl::kFloat64, dev);
+    tl::Tensor v = random_tensor({3}, tl::kFloat32, dev), w = random_tensor({3}, tl::kInt32, dev);
+    tl::Tensor m = random_tensor({2, 3}, tl::kFloat32, dev),
+               n = random_tensor({4, 3}, tl::kFloat64, dev);
 
     // vstack: rows, 1-D inputs become rows.
     tl::Tensor vs = tl::vstack({v, m, w});
@@ -288,9 +283,9 @@ TEST_CASE("vstack, hstack and dstack") {
     CHECK(hv.shape() == tl::Shape{7});
     check_values(hv, naive_cat({v, w, s.reshape({1})}, 0, hv.shape()));
     tl::Tensor hm =
-        tl::hstack({m, m.t().contiguous().t(), random_values({2, 1}, tl::kFloat32, dev)});
+        tl::hstack({m, m.t().contiguous().t(), random_tensor({2, 1}, tl::kFloat32, dev)});
     CHECK(hm.shape() == tl::Shape{2, 7});
-    tl::Tensor c = random_values({2, 2, 3}, tl::kFloat32, dev);
+    tl::Tensor c = random_tensor({2, 2, 3}, tl::kFloat32, dev);
     CHECK(tl::hstack({c, c}).shape() == tl::Shape{2, 4, 3});
 
     // dstack: 1-D [n] -> [1, n, 1], 2-D [m, n] -> [m, n, 1], joined along dim 2.
@@ -298,9 +293,9 @@ TEST_CASE("vstack, hstack and dstack") {
     CHECK(dv.shape() == tl::Shape{1, 3, 3});
     check_values(dv, naive_cat({v.reshape({1, 3, 1}), w.reshape({1, 3, 1}), v.reshape({1, 3, 1})},
                                2, dv.shape()));
-    tl::Tensor m2 = random_values({2, 3}, tl::kFloat32, dev);
+    tl::Tensor m2 = random_tensor({2, 3}, tl::kFloat32, dev);
     tl::Tensor dm =
-        tl::dstack({m, m2.t().contiguous().t(), random_values({2, 3, 2}, tl::kFloat32, dev)});
+        tl::dstack({m, m2.t().contiguous().t(), random_tensor({2, 3, 2}, tl::kFloat32, dev)});
     CHECK(dm.shape() == tl::Shape{2, 3, 4});
     CHECK(tl::dstack({s, s, s}).shape() == tl::Shape{1, 1, 3});
 
@@ -309,7 +304,7 @@ TEST_CASE("vstack, hstack and dstack") {
     check_throws<tl::ShapeError>([] { tl::dstack({}); }, "tl::dstack");
     check_throws<tl::ShapeError>(
         [&] {
-          tl::vstack({v, random_values({4}, tl::kFloat32, dev)});
+          tl::vstack({v, random_tensor({4}, tl::kFloat32, dev)});
         },
         "tl::vstack");
     check_throws<tl::ShapeError>([&] { tl::hstack({m, n}); }, "tl::hstack");

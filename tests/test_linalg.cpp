@@ -8,13 +8,8 @@ namespace {
 namespace tl = tensorlet;
 using tl_test::check_throws;
 using tl_test::check_values;
+using tl_test::random_tensor;
 using tl_test::values_of;
-
-// Random values, never all zero (see tl_test::random_tensor).
-tl::Tensor random_values(const tl::Shape& shape, tl::DType dtype,
-                         tl::Device device = tl::Device::cpu()) {
-  return tl_test::random_tensor(shape, dtype, device);
-}
 
 // PyTorch's matmul written out independently: 1-D operands become [1, K] / [K, 1], batch dims
 // broadcast, and the added dims are dropped from the result shape.
@@ -83,7 +78,7 @@ TEST_CASE("matmul 2-D @ 2-D in every layout and dtype") {
   for (tl::Device dev : tl_test::test_devices())
     for (tl::DType dtype : kMatmulDTypes)
       for (auto [m, k, n] : sizes) {
-        tl::Tensor a = random_values({m, k}, dtype, dev), b = random_values({k, n}, dtype, dev);
+        tl::Tensor a = random_tensor({m, k}, dtype, dev), b = random_tensor({k, n}, dtype, dev);
         for (const auto& la : tl_test::layouts_of(a))
           for (const auto& lb : tl_test::layouts_of(b)) {
             CAPTURE(dev);
@@ -107,19 +102,19 @@ TEST_CASE("matmul of transposed views and strided slices") {
         CAPTURE(dtype);
         CAPTURE(size);
         // x.t() views: the column-major case of each operand.
-        tl::Tensor x = random_values({size, size + 3}, dtype, dev);
-        tl::Tensor y = random_values({size + 5, size + 3}, dtype, dev);
+        tl::Tensor x = random_tensor({size, size + 3}, dtype, dev);
+        tl::Tensor y = random_tensor({size + 5, size + 3}, dtype, dev);
         check_product(tl::matmul(x, y.t()), x, y.t().contiguous());
         check_product(tl::matmul(x.t(), x), x.t().contiguous(), x);
         check_product(tl::matmul(y.t().t(), x.t()), y, x.t().contiguous());
         // Steps in both dims: no stride is 1, so the operand is packed before Eigen sees it.
-        tl::Tensor big = random_values({2 * size, 2 * size + 2}, dtype, dev);
+        tl::Tensor big = random_tensor({2 * size, 2 * size + 2}, dtype, dev);
         tl::Tensor s = big.slice(0, 0, std::nullopt, 2).slice(1, 1, std::nullopt, 2);
         check_product(tl::matmul(s, s.t()), s.contiguous(), s.t().contiguous());
         // Broadcast (stride 0 in both dims) and broadcast rows (stride 0 in one).
-        tl::Tensor one = random_values({1, 1}, dtype, dev);
+        tl::Tensor one = random_tensor({1, 1}, dtype, dev);
         tl::Tensor e = one.expand({size, size + 1});
-        tl::Tensor row = random_values({1, size + 1}, dtype, dev).expand({size, size + 1});
+        tl::Tensor row = random_tensor({1, size + 1}, dtype, dev).expand({size, size + 1});
         check_product(tl::matmul(e, row.t()), e.contiguous(), row.t().contiguous());
         check_product(tl::matmul(row, row.t()), row.contiguous(), row.t().contiguous());
       }
@@ -129,12 +124,12 @@ TEST_CASE("matmul 1-D rules: dot, vector @ matrix, matrix @ vector") {
   for (tl::Device dev : tl_test::test_devices())
     for (tl::DType dtype : kMatmulDTypes) {
       CAPTURE(dtype);
-      tl::Tensor v = random_values({5}, dtype, dev), w = random_values({5}, dtype, dev);
+      tl::Tensor v = random_tensor({5}, dtype, dev), w = random_tensor({5}, dtype, dev);
       tl::Tensor d = tl::matmul(v, w);
       CHECK(d.dim() == 0);
       check_product(d, v, w);
       check_product(tl::dot(v, w), v, w);
-      tl::Tensor m = random_values({5, 3}, dtype, dev), mt = random_values({4, 5}, dtype, dev);
+      tl::Tensor m = random_tensor({5, 3}, dtype, dev), mt = random_tensor({4, 5}, dtype, dev);
       CHECK(tl::matmul(v, m).shape() == tl::Shape{3});
       check_product(tl::matmul(v, m), v, m);
       CHECK(tl::matmul(mt, v).shape() == tl::Shape{4});
@@ -146,9 +141,9 @@ TEST_CASE("matmul 1-D rules: dot, vector @ matrix, matrix @ vector") {
           check_product(tl::matmul(lm.tensor.t(), lv.tensor), m.t().contiguous(), v);
         }
       // 1-D against batched operands.
-      tl::Tensor batched = random_values({2, 5, 3}, dtype, dev);
+      tl::Tensor batched = random_tensor({2, 5, 3}, dtype, dev);
       check_product(tl::matmul(v, batched), v, batched);
-      tl::Tensor batched2 = random_values({3, 2, 4, 5}, dtype, dev);
+      tl::Tensor batched2 = random_tensor({3, 2, 4, 5}, dtype, dev);
       check_product(tl::matmul(batched2, w), batched2, w);
       CHECK(tl::matmul(batched2, w).shape() == tl::Shape{3, 2, 4});
     }
@@ -172,7 +167,7 @@ TEST_CASE("matmul batched with broadcast batch dims") {
         CAPTURE(dtype);
         CAPTURE(sa);
         CAPTURE(sb);
-        tl::Tensor a = random_values(sa, dtype, dev), b = random_values(sb, dtype, dev);
+        tl::Tensor a = random_tensor(sa, dtype, dev), b = random_tensor(sb, dtype, dev);
         for (const auto& la : tl_test::layouts_of(a))
           for (const auto& lb : tl_test::layouts_of(b)) {
             CAPTURE(la.name);
@@ -182,18 +177,18 @@ TEST_CASE("matmul batched with broadcast batch dims") {
       }
   // An operand expanded to a batch (stride-0 batch dim) is read, never materialised.
   for (tl::Device dev : tl_test::test_devices()) {
-    tl::Tensor m = random_values({1, 6, 7}, tl::kFloat32, dev);
-    tl::Tensor batch = random_values({5, 7, 3}, tl::kFloat32, dev);
+    tl::Tensor m = random_tensor({1, 6, 7}, tl::kFloat32, dev);
+    tl::Tensor batch = random_tensor({5, 7, 3}, tl::kFloat32, dev);
     tl::Tensor ex = m.expand({5, 6, 7});
     check_product(tl::matmul(ex, batch), ex.contiguous(), batch);
     check_product(tl::bmm(ex, batch), ex.contiguous(), batch);
     // Broadcast batch dims over matrices Eigen cannot map (steps in both dims, permuted).
-    tl::Tensor holder = random_values({1, 24, 14}, tl::kFloat32, dev);
+    tl::Tensor holder = random_tensor({1, 24, 14}, tl::kFloat32, dev);
     tl::Tensor stepped =
         holder.slice(1, 0, std::nullopt, 2).slice(2, 0, std::nullopt, 2);  // [1, 12, 7]
     tl::Tensor sex = stepped.expand({5, 12, 7});
     check_product(tl::matmul(sex, batch), sex.contiguous(), batch);
-    tl::Tensor perm = random_values({7, 3, 5}, tl::kFloat32, dev).permute({2, 0, 1});  // [5, 7, 3]
+    tl::Tensor perm = random_tensor({7, 3, 5}, tl::kFloat32, dev).permute({2, 0, 1});  // [5, 7, 3]
     check_product(tl::matmul(sex, perm), sex.contiguous(), perm.contiguous());
     check_product(tl::matmul(stepped[0], perm), stepped[0].contiguous(), perm.contiguous());
   }
@@ -204,11 +199,11 @@ TEST_CASE("matmul with zero-size dims and K = 0") {
     for (tl::DType dtype : kMatmulDTypes) {
       CAPTURE(dtype);
       auto opts = tl::TensorOptions(dtype).device(dev);
-      CHECK(tl::matmul(tl::empty({0, 3}, opts), random_values({3, 4}, dtype, dev)).shape() ==
+      CHECK(tl::matmul(tl::empty({0, 3}, opts), random_tensor({3, 4}, dtype, dev)).shape() ==
             tl::Shape{0, 4});
-      CHECK(tl::matmul(random_values({3, 4}, dtype, dev), tl::empty({4, 0}, opts)).shape() ==
+      CHECK(tl::matmul(random_tensor({3, 4}, dtype, dev), tl::empty({4, 0}, opts)).shape() ==
             tl::Shape{3, 0});
-      CHECK(tl::matmul(tl::empty({2, 0, 3}, opts), random_values({3, 4}, dtype, dev)).shape() ==
+      CHECK(tl::matmul(tl::empty({2, 0, 3}, opts), random_tensor({3, 4}, dtype, dev)).shape() ==
             tl::Shape{2, 0, 4});
       CHECK(tl::matmul(tl::empty({0, 2, 3}, opts), tl::empty({0, 3, 4}, opts)).shape() ==
             tl::Shape{0, 2, 4});
@@ -227,10 +222,10 @@ TEST_CASE("matmul with zero-size dims and K = 0") {
 }
 
 TEST_CASE("matmul results do not depend on the thread count") {
-  tl::Tensor a = random_values({64, 3, 20}, tl::kFloat64),
-             b = random_values({64, 20, 9}, tl::kFloat64);
-  tl::Tensor big_a = random_values({200, 150}, tl::kFloat64),
-             big_b = random_values({150, 170}, tl::kFloat64);
+  tl::Tensor a = random_tensor({64, 3, 20}, tl::kFloat64),
+             b = random_tensor({64, 20, 9}, tl::kFloat64);
+  tl::Tensor big_a = random_tensor({200, 150}, tl::kFloat64),
+             big_b = random_tensor({150, 170}, tl::kFloat64);
   const int before = tl::get_num_threads();
   tl::set_num_threads(1);
   tl::Tensor one = tl::matmul(a, b), big_one = tl::matmul(big_a, big_b);
@@ -244,12 +239,12 @@ TEST_CASE("matmul results do not depend on the thread count") {
 TEST_CASE("matmul variants: mm, bmm and dot") {
   for (tl::Device dev : tl_test::test_devices())
     for (tl::DType dtype : {tl::kFloat64, tl::kInt32}) {
-      tl::Tensor a = random_values({6, 3, 4}, dtype, dev), b = random_values({6, 4, 5}, dtype, dev);
+      tl::Tensor a = random_tensor({6, 3, 4}, dtype, dev), b = random_tensor({6, 4, 5}, dtype, dev);
       check_product(tl::bmm(a, b), a, b);
       check_product(tl::bmm(a, b.transpose(1, 2).contiguous().transpose(1, 2)), a, b);
       check_product(tl::mm(a[2], b[3]), a[2].contiguous(), b[3].contiguous());
       check_product(a[1].mm(b[0]), a[1].contiguous(), b[0].contiguous());
-      tl::Tensor v = random_values({7}, dtype, dev), w = random_values({14}, dtype, dev);
+      tl::Tensor v = random_tensor({7}, dtype, dev), w = random_tensor({14}, dtype, dev);
       tl::Tensor ws = w.slice(0, 0, std::nullopt, 2);
       check_product(tl::dot(v, ws), v, ws.contiguous());
     }
@@ -259,8 +254,8 @@ TEST_CASE("linalg linear = x @ w.T + b") {
   for (tl::Device dev : tl_test::test_devices())
     for (tl::DType dtype : {tl::kFloat32, tl::kFloat64}) {
       CAPTURE(dtype);
-      tl::Tensor x = random_values({2, 4, 3}, dtype, dev), w = random_values({5, 3}, dtype, dev);
-      tl::Tensor bias = random_values({5}, dtype, dev);
+      tl::Tensor x = random_tensor({2, 4, 3}, dtype, dev), w = random_tensor({5, 3}, dtype, dev);
+      tl::Tensor bias = random_tensor({5}, dtype, dev);
       tl::Tensor no_bias = tl::linear(x, w);
       check_product(no_bias, x, w.t().contiguous());
       tl::Tensor y = tl::linear(x, w, bias);
@@ -270,7 +265,7 @@ TEST_CASE("linalg linear = x @ w.T + b") {
       for (size_t i = 0; i < r.values.size(); ++i) r.values[i] += bv[i % 5];
       check_values(y, r.values, 1e-4, 1e-4);
       // 1-D input.
-      tl::Tensor x1 = random_values({3}, dtype, dev);
+      tl::Tensor x1 = random_tensor({3}, dtype, dev);
       tl::Tensor y1 = tl::linear(x1, w, bias);
       CHECK(y1.shape() == tl::Shape{5});
       Reference r1 = naive_matmul(x1, w.t().contiguous());
@@ -281,12 +276,12 @@ TEST_CASE("linalg linear = x @ w.T + b") {
 
 TEST_CASE("matmul errors") {
   using tl::kFloat32;
-  tl::Tensor a23 = random_values({2, 3}, kFloat32), b45 = random_values({4, 5}, kFloat32);
+  tl::Tensor a23 = random_tensor({2, 3}, kFloat32), b45 = random_tensor({4, 5}, kFloat32);
   check_throws<tl::ShapeError>([&] { tl::matmul(a23, b45); },
                                "[tl::matmul] inner dimensions differ: [2, 3] @ [4, 5]");
   check_throws<tl::DTypeError>(
       [&] {
-        tl::matmul(a23, random_values({3, 2}, tl::kFloat64));
+        tl::matmul(a23, random_tensor({3, 2}, tl::kFloat64));
       },
       "[tl::matmul] expected both inputs to have the same dtype, got float32 and float64");
   tl::Tensor bools = tl::ones({2, 2}, tl::kBool);
@@ -295,35 +290,35 @@ TEST_CASE("matmul errors") {
   check_throws<tl::ShapeError>([&] { tl::matmul(scalar, a23); }, "tl::matmul");
   check_throws<tl::ShapeError>([&] { tl::matmul(a23, scalar); }, "tl::matmul");
   check_throws<tl::ShapeError>(
-      [&] { tl::matmul(random_values({3}, kFloat32), random_values({4}, kFloat32)); },
+      [&] { tl::matmul(random_tensor({3}, kFloat32), random_tensor({4}, kFloat32)); },
       "[tl::matmul] inner dimensions differ: [3] @ [4]");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::matmul(random_values({2, 2, 3}, kFloat32), random_values({3, 3, 4}, kFloat32));
+        tl::matmul(random_tensor({2, 2, 3}, kFloat32), random_tensor({3, 3, 4}, kFloat32));
       },
       "tl::matmul");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::matmul(random_values({2, 3, 4}, kFloat32), random_values({5}, kFloat32));
+        tl::matmul(random_tensor({2, 3, 4}, kFloat32), random_tensor({5}, kFloat32));
       },
       "[tl::matmul] inner dimensions differ: [2, 3, 4] @ [5]");
   check_throws<tl::Error>([&] { tl::matmul(tl::Tensor(), a23); }, "tl::matmul");
 
   check_throws<tl::ShapeError>(
       [&] {
-        tl::mm(random_values({2, 2, 3}, kFloat32), random_values({3, 4}, kFloat32));
+        tl::mm(random_tensor({2, 2, 3}, kFloat32), random_tensor({3, 4}, kFloat32));
       },
       "tl::mm");
   check_throws<tl::ShapeError>([&] { tl::mm(a23, b45); }, "[tl::mm] inner dimensions differ");
   check_throws<tl::ShapeError>([&] { tl::bmm(a23, b45); }, "tl::bmm");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::bmm(random_values({2, 2, 3}, kFloat32), random_values({3, 3, 4}, kFloat32));
+        tl::bmm(random_tensor({2, 2, 3}, kFloat32), random_tensor({3, 3, 4}, kFloat32));
       },
       "tl::bmm");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::bmm(random_values({2, 2, 3}, kFloat32), random_values({2, 4, 4}, kFloat32));
+        tl::bmm(random_tensor({2, 2, 3}, kFloat32), random_tensor({2, 4, 4}, kFloat32));
       },
       "[tl::bmm] inner dimensions differ");
   check_throws<tl::DTypeError>(
@@ -333,27 +328,27 @@ TEST_CASE("matmul errors") {
       "tl::bmm");
   check_throws<tl::ShapeError>([&] { tl::dot(a23, a23); }, "tl::dot");
   check_throws<tl::ShapeError>(
-      [&] { tl::dot(random_values({3}, kFloat32), random_values({4}, kFloat32)); }, "tl::dot");
+      [&] { tl::dot(random_tensor({3}, kFloat32), random_tensor({4}, kFloat32)); }, "tl::dot");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::linear(random_values({4, 3}, kFloat32), random_values({5, 4}, kFloat32));
+        tl::linear(random_tensor({4, 3}, kFloat32), random_tensor({5, 4}, kFloat32));
       },
       "tl::linear");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::linear(random_values({4, 3}, kFloat32), random_values({2, 5, 3}, kFloat32));
+        tl::linear(random_tensor({4, 3}, kFloat32), random_tensor({2, 5, 3}, kFloat32));
       },
       "tl::linear");
   check_throws<tl::ShapeError>(
       [&] {
-        tl::linear(random_values({4, 3}, kFloat32), random_values({5, 3}, kFloat32),
-                   random_values({4}, kFloat32));
+        tl::linear(random_tensor({4, 3}, kFloat32), random_tensor({5, 3}, kFloat32),
+                   random_tensor({4}, kFloat32));
       },
       "tl::linear");
   check_throws<tl::DTypeError>(
       [&] {
-        tl::linear(random_values({4, 3}, kFloat32), random_values({5, 3}, kFloat32),
-                   random_values({5}, tl::kFloat64));
+        tl::linear(random_tensor({4, 3}, kFloat32), random_tensor({5, 3}, kFloat32),
+                   random_tensor({5}, tl::kFloat64));
       },
       "tl::linear");
 
