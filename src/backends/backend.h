@@ -65,8 +65,9 @@ class Backend {
   virtual Allocator& allocator(Device device) = 0;
 
   // out[...] = src[...] converted to out's dtype; same shape; out may be any (non-overlapping)
-  // strided view. One of src/out may live on another device (host <-> device copies).
-  virtual void copy(const Tensor& src, const Tensor& out) = 0;
+  // strided view. One of src/out may live on another device (host <-> device copies);
+  // non_blocking lets a device -> pinned host copy return before it has run.
+  virtual void copy(const Tensor& src, const Tensor& out, bool non_blocking = false) = 0;
   // out (any strides) = value.
   virtual void fill(const Tensor& out, Scalar value) = 0;
   // Same shape; in has out's dtype except LogicalNot (out bool). out may be a strided view
@@ -109,5 +110,9 @@ Backend& backend_for(Device device);
 inline Backend& backend_for(Device a, Device b) { return backend_for(a.is_cpu() ? b : a); }
 
 Backend& cpu_backend();
+
+// Page-locked host memory for non-blocking copies (the CUDA backend's); throws DeviceError in a
+// build without CUDA or on a machine without a GPU.
+Allocator& pinned_host_allocator();
 
 }  // namespace tensorlet

@@ -7,6 +7,8 @@ namespace tensorlet::profiler {
 
 namespace detail {
 extern std::atomic<bool> g_recording;
+// The innermost op the thread is in, for error messages of asynchronous backends (CUDA).
+inline thread_local const char* t_current_op = nullptr;
 void op_begin(const char* name);
 void op_end();
 }  // namespace detail
@@ -14,17 +16,24 @@ void op_end();
 class OpScope {
  public:
   explicit OpScope(const char* name)
-      : active_(detail::g_recording.load(std::memory_order_relaxed)) {
+      : previous_op_(detail::t_current_op),
+        active_(detail::g_recording.load(std::memory_order_relaxed)) {
+    detail::t_current_op = name;
     if (active_) detail::op_begin(name);
   }
   ~OpScope() {
     if (active_) detail::op_end();
+    detail::t_current_op = previous_op_;
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
 
  private:
+  const char* previous_op_;
   bool active_;
 };
+
+// The innermost op the calling thread is in (nullptr outside ops).
+inline const char* current_op() { return detail::t_current_op; }
 
 }  // namespace tensorlet::profiler

@@ -10,7 +10,9 @@
 namespace tensorlet {
 
 Tensor empty(const Shape& shape, TensorOptions options) {
-  return make_tensor(shape, options.dtype(), options.device());
+  if (options.pinned_memory() && !options.device().is_cpu())
+    fail<DeviceError>("tl::empty", "only CPU tensors can be pinned, not ", options.device());
+  return make_tensor(shape, options.dtype(), options.device(), options.pinned_memory());
 }
 
 Tensor zeros(const Shape& shape, TensorOptions options) {

@@ -5,8 +5,12 @@
 
 namespace tensorlet {
 
-Storage::Storage(size_t nbytes, Device device)
-    : nbytes_(nbytes), device_(device), allocator_(&backend_for(device).allocator(device)) {
+Storage::Storage(size_t nbytes, Device device, bool pinned)
+    : nbytes_(nbytes),
+      device_(device),
+      allocator_(pinned && device.is_cpu() ? &pinned_host_allocator()
+                                           : &backend_for(device).allocator(device)),
+      pinned_(pinned && device.is_cpu()) {
   data_ = allocator_->allocate(nbytes);
 }
 

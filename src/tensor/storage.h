@@ -11,8 +11,9 @@ namespace tensorlet {
 
 class Storage {
  public:
-  // Allocates nbytes on `device` from that device's backend allocator.
-  Storage(size_t nbytes, Device device);
+  // Allocates nbytes on `device` from that device's backend allocator; `pinned` (CPU only) takes
+  // page-locked host memory, which asynchronous device copies need.
+  Storage(size_t nbytes, Device device, bool pinned = false);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -20,12 +21,14 @@ class Storage {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  bool pinned() const { return pinned_; }
 
  private:
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   Device device_;
   Allocator* allocator_ = nullptr;
+  bool pinned_ = false;
 };
 
 }  // namespace tensorlet

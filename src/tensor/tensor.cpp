@@ -14,11 +14,11 @@ void check_defined(const Tensor& t, const char* op) {
   if (!t.defined()) fail<Error>(op, "expected a defined tensor, got an undefined one");
 }
 
-Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
+Tensor make_tensor(const Shape& shape, DType dtype, Device device, bool pinned) {
   for (int64_t d : shape)
     if (d < 0) fail<ShapeError>("tl::empty", "negative dimension in shape ", shape);
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device);
+  impl->storage = std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device, pinned);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -73,7 +73,7 @@ static bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
-Tensor& Tensor::copy_(const Tensor& src) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   profiler::OpScope scope("tl::copy_");
   check_defined(*this, "tl::copy_");
   check_defined(src, "tl::copy_");
@@ -95,7 +95,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (may_overlap(*this, source) &&
       !(source.data_ptr() == data_ptr() && source.strides() == strides()))
     source = source.clone();
-  backend_for(device(), source.device()).copy(source, *this);
+  backend_for(device(), source.device()).copy(source, *this, non_blocking);
   return *this;
 }
 
@@ -135,11 +135,22 @@ Tensor Tensor::to(DType dtype) const {
   return out;
 }
 
-Tensor Tensor::to(Device device, bool /*non_blocking*/) const {
+Tensor Tensor::to(Device device, bool non_blocking) const {
   if (device == this->device()) return *this;
   profiler::OpScope scope("tl::to");
-  Tensor out = make_tensor(shape(), dtype(), device);
-  if (numel() > 0) backend_for(device, this->device()).copy(*this, out);
+  // A non-blocking copy to the host lands in pinned memory, so it can run asynchronously.
+  const bool pinned = non_blocking && device.is_cpu() && is_cuda();
+  Tensor out = make_tensor(shape(), dtype(), device, pinned);
+  if (numel() > 0) backend_for(device, this->device()).copy(*this, out, non_blocking);
+  return out;
+}
+
+Tensor Tensor::pin_memory() const {
+  profiler::OpScope scope("tl::pin_memory");
+  if (!is_cpu()) fail<DeviceError>("tl::pin_memory", "only CPU tensors can be pinned, not ", device());
+  if (is_pinned()) return *this;
+  Tensor out = make_tensor(shape(), dtype(), device(), true);
+  if (numel() > 0) backend_for(device()).copy(*this, out);
   return out;
 }
 

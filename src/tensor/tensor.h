@@ -59,6 +59,8 @@ class Tensor {
   bool is_contiguous() const;
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
+  // True for CPU tensors in page-locked memory (pin_memory(), or the pinned_memory option).
+  bool is_pinned() const { return storage()->pinned(); }
   const std::shared_ptr<Storage>& storage() const { return impl().storage; }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
@@ -94,6 +96,8 @@ class Tensor {
   Tensor to(Device device, bool non_blocking = false) const;
   Tensor to(const TensorOptions& options) const;
   Tensor cpu() const { return to(Device::cpu()); }
+  // A copy in page-locked host memory (this when already pinned); CPU tensors only.
+  Tensor pin_memory() const;
   Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
 
   // ---- host-visible results (synchronize) ----
@@ -103,7 +107,8 @@ class Tensor {
   std::vector<T> to_vector() const;
 
   // ---- in place ----
-  Tensor& copy_(const Tensor& src);
+  // non_blocking: a copy between a CUDA device and pinned host memory may return before it ran.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(Scalar value);
   Tensor& zero_() { return fill_(0); }
   Tensor& add_(const Tensor& other);
@@ -161,7 +166,7 @@ class Tensor {
 };
 
 // Creates a tensor with fresh (uninitialised) contiguous storage.
-Tensor make_tensor(const Shape& shape, DType dtype, Device device);
+Tensor make_tensor(const Shape& shape, DType dtype, Device device, bool pinned = false);
 // Creates a view sharing `base`'s storage with the given geometry.
 Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, int64_t offset);
 

@@ -25,6 +25,13 @@ class TensorOptions {
     o.device_ = d;
     return o;
   }
+  // Page-locked host memory (CPU tensors), so device copies can run asynchronously.
+  TensorOptions pinned_memory(bool pinned) const {
+    TensorOptions o = *this;
+    o.pinned_ = pinned;
+    return o;
+  }
+  bool pinned_memory() const { return pinned_; }
   // The dtype asked for, or float32 (the default dtype) when none was.
   DType dtype() const { return dtype_.value_or(kFloat32); }
   bool has_dtype() const { return dtype_.has_value(); }
@@ -34,6 +41,7 @@ class TensorOptions {
  private:
   std::optional<DType> dtype_;
   std::optional<Device> device_;
+  bool pinned_ = false;
 };
 
 }  // namespace tensorlet

@@ -33,7 +33,7 @@ void copy_strided(const Tensor& src, const Tensor& out) {
   });
 }
 
-void CpuBackend::copy(const Tensor& src, const Tensor& out) {
+void CpuBackend::copy(const Tensor& src, const Tensor& out, bool /*non_blocking*/) {
   if (!src.is_cpu() || !out.is_cpu())
     fail<DeviceError>("tl::copy_", "CPU backend cannot copy from ", src.device(), " to ",
                       out.device());

@@ -1,0 +1,63 @@
+// What the CUDA backend's files share: checked runtime calls that throw tl::CudaError naming the
+// op, the current stream, launch checking (with TL_LAUNCH_BLOCKING), and the per-device allocator.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backends/cuda/cuda.h"
+#include "tensor/allocator.h"
+#include "tensor/tensor.h"
+
+namespace tensorlet::cuda {
+
+// The op the calling thread is inside ("tl::add"), for error messages; "tl::cuda" outside ops.
+const char* current_op_name();
+
+// Throws CudaError "[<op>] <what>: <cudaGetErrorName>: <cudaGetErrorString>" when err is not
+// cudaSuccess, after clearing the runtime's last error (when it is not sticky).
+void check(cudaError_t err, const char* what);
+#define TL_CUDA_CHECK(call) ::tensorlet::cuda::check((call), #call)
+
+// After a <<<>>> launch: checks cudaGetLastError; with TL_LAUNCH_BLOCKING=1 also synchronizes the
+// stream and checks, so an asynchronous fault is reported with the op that launched it.
+void check_launch(cudaStream_t stream, const char* kernel);
+bool launch_blocking();
+
+// The calling thread's current stream of `device` as a raw handle (the fast path for kernels).
+cudaStream_t current_stream_handle(int device);
+
+// Makes `device` current for a scope when it is not already (cheap when it is) and restores the
+// previous device after; kernels of a tensor on cuda:N must launch with device N current.
+class OnDevice {
+ public:
+  explicit OnDevice(int device);
+  ~OnDevice();
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// The caching allocator of one device (cuda_allocator.cpp).
+Allocator& device_allocator(int device);
+// Marks a device pointer handed out by the caching allocator as in use by `stream` too.
+void record_stream_use(void* ptr, int device, cudaStream_t stream);
+
+// Page-locked host allocator (cuda_pinned_allocator.cpp). After an asynchronous copy from or to a
+// pinned block, record_pinned_use keeps the block from being handed out again until the copy ran.
+Allocator& pinned_allocator();
+bool is_pinned_pointer(const void* ptr);
+void record_pinned_use(const void* ptr, cudaStream_t stream);
+
+// The kernel launch grid for n elements with `threads` per block, capped so that grid-stride
+// loops cover the rest.
+inline unsigned grid_for(int64_t n, int threads) {
+  int64_t blocks = (n + threads - 1) / threads;
+  const int64_t cap = int64_t{1} << 20;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > cap ? cap : blocks));
+}
+
+}  // namespace tensorlet::cuda
