@@ -94,7 +94,7 @@ Tensor randint(int64_t high, const Shape& shape, TensorOptions options) {
 
 static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options) {
   check_defined(t, "tl::rand_like");
-  TensorOptions o = options.value_or(TensorOptions());
+  TensorOptions o = options.has_value() ? *options : TensorOptions();
   if (!o.has_dtype()) o = o.dtype(t.dtype());
   if (!o.has_device()) o = o.device(t.device());
   return o;
