@@ -147,8 +147,17 @@ BinaryInputs binary_inputs(DType dtype, const Shape& sa, const Shape& sb, tl::De
           layouts_of(b)};
 }
 
-// Runs `c` on every pair of layouts (just the matching pairs when `all_pairs` is false) and
-// compares with the reference on the broadcast values.
+// Whether a pair of layouts is worth running: every pair of the strided layouts, and the
+// misaligned "offset" layout (last) against the contiguous and the offset one, which is what
+// decides a device's vectorized or unaligned path.
+bool layout_pair_wanted(size_t i, size_t j, size_t n_a, size_t n_b) {
+  const bool ia = i + 1 == n_a, jb = j + 1 == n_b;  // offset layouts
+  if (!ia && !jb) return true;
+  return (ia || i == 0) && (jb || j == 0);
+}
+
+// Runs `c` on the wanted pairs of layouts (just the matching pairs when `all_pairs` is false)
+// and compares with the reference on the broadcast values.
 void check_binary(const BinaryCase& c, const BinaryInputs& in, bool all_pairs = true) {
   DType od = out_dtype(c.out, in.dtype);
   std::vector<double> expected(in.va.size());
@@ -157,6 +166,7 @@ void check_binary(const BinaryCase& c, const BinaryInputs& in, bool all_pairs = 
   for (size_t i = 0; i < in.la.size(); ++i) {
     for (size_t j = 0; j < in.lb.size(); ++j) {
       if (!all_pairs && j != i % in.lb.size()) continue;
+      if (all_pairs && !layout_pair_wanted(i, j, in.la.size(), in.lb.size())) continue;
       const Tensor &a = in.la[i].tensor, &b = in.lb[j].tensor;
       INFO(c.name << " " << in.dtype << " " << in.sa << " op " << in.sb << " on " << a.device()
                   << ", layouts " << in.la[i].name << " / " << in.lb[j].name);
@@ -173,10 +183,13 @@ bool supports(const std::vector<DType>& dtypes, DType d) {
   return std::find(dtypes.begin(), dtypes.end(), d) != dtypes.end();
 }
 
+// Odd sizes (1, 7, 33, 37, 1001, 1025: not multiples of a 4- or 8-wide vector) leave tails for
+// vectorized paths; size-1 and 0-dim operands broadcast with stride 0.
 const std::vector<std::pair<Shape, Shape>> kShapePairs{
     {{3, 4}, {3, 4}},  {{3, 1}, {1, 4}},    {{5}, {2, 3, 5}},       {{}, {4}},    {{4}, {}},
     {{}, {}},          {{0, 3}, {0, 3}},    {{0, 3}, {3}},          {{37}, {37}}, {{1001}, {1001}},
-    {{7, 143}, {143}}, {{2, 3, 4}, {3, 1}}, {{2, 1, 4}, {1, 3, 1}},
+    {{7, 143}, {143}}, {{2, 3, 4}, {3, 1}}, {{2, 1, 4}, {1, 3, 1}}, {{1}, {1}},   {{7}, {7}},
+    {{33}, {1}},       {{1025}, {1025}},    {{1025}, {}},
 };
 
 TEST_CASE("elementwise binary ops match a reference on every dtype, layout and broadcast") {
@@ -258,7 +271,8 @@ void check_unary(const UnaryCase& c, DType dtype, const Shape& shape, tl::Device
 }
 
 TEST_CASE("elementwise unary ops match a reference on every dtype and layout") {
-  const std::vector<Shape> shapes{{}, {37}, {3, 4}, {0, 3}, {2, 3, 4}, {1001}};
+  const std::vector<Shape> shapes{{},     {1},    {7},       {33},   {37},
+                                  {3, 4}, {0, 3}, {2, 3, 4}, {1001}, {1025}};
   for (tl::Device device : test_devices())
     for (const UnaryCase& c : unary_cases())
       for (DType dtype : c.dtypes)
@@ -270,6 +284,30 @@ TEST_CASE("elementwise unary ops on large inputs take the multi-threaded path") 
     for (const UnaryCase& c : unary_cases())
       for (DType dtype : {tl::kFloat32, tl::kInt64})
         if (supports(c.dtypes, dtype)) check_unary(c, dtype, {300, 200}, device);
+}
+
+TEST_CASE("elementwise unary ops read broadcast (stride 0) and permuted inputs") {
+  for (tl::Device device : test_devices()) {
+    for (DType dtype : {tl::kFloat32, tl::kInt32, tl::kBool}) {
+      // A [1, 7] row expanded to [5, 7], and a [3, 1, 6] tensor expanded in its middle dim.
+      Tensor row = random_tensor({1, 7}, dtype, device);
+      Tensor mid = random_tensor({3, 1, 6}, dtype, device);
+      Tensor perm = random_tensor({4, 3, 5}, dtype, device).permute({2, 0, 1});
+      for (const Tensor& in : {row.expand({5, 7}), mid.expand({3, 4, 6}), perm}) {
+        std::vector<double> v = values_of(in);
+        for (const UnaryCase& c : unary_cases()) {
+          if (!supports(c.dtypes, dtype)) continue;
+          INFO(c.name << " " << dtype << " " << in.shape() << " strides " << in.strides() << " on "
+                      << device);
+          std::vector<double> expected(v.size());
+          for (size_t i = 0; i < v.size(); ++i) expected[i] = c.ref(v[i]);
+          Tensor out = c.fn(in);
+          CHECK(out.shape() == in.shape());
+          check_values(out, stored_as(expected, out_dtype(c.out, dtype)));
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("elementwise method forms and operators agree with the functions") {

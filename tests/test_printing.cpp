@@ -45,3 +45,19 @@ TEST_CASE("printing: empty, 3-D and summarised tensors") {
   CHECK(row.find("\n        ") != std::string::npos);
   CHECK(str(tl::Tensor()) == "[ undefined tensor ]");
 }
+
+TEST_CASE("printing: CUDA tensors print their values and device") {
+  TL_TEST_REQUIRE_CUDA();
+  const tl::Device cuda = tl::Device::cuda(0);
+  CHECK(str(tl::arange(3).to(cuda)) == "tensor([0, 1, 2], device='cuda:0')");
+  CHECK(str(tl::arange(3, tl::kInt32).to(cuda)) ==
+        "tensor([0, 1, 2], device='cuda:0', dtype=torch.int32)");
+  CHECK(str(tl::zeros({0, 3}, cuda)) == "tensor([], size=(0, 3), device='cuda:0')");
+  CHECK(str(tl::full({}, 2.5, cuda)) == "tensor(2.5000, device='cuda:0')");
+  // A transposed device view prints like its host copy.
+  tl::Tensor x = random_tensor({4, 3}, tl::kFloat64);
+  std::string host = str(x.t());
+  std::string device = str(x.to(cuda).t());
+  host.insert(host.rfind(", dtype="), ", device='cuda:0'");
+  CHECK(device == host);
+}

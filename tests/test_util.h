@@ -1,5 +1,5 @@
 // Shared test helpers: the devices every op test runs on, random inputs in several memory
-// layouts, a host-side reference reader, and closeness checks.
+// layouts, device mirrors of a layout, a host-side reference reader, and closeness checks.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -15,11 +15,39 @@ namespace tl_test {
 
 namespace tl = tensorlet;
 
-// Every device the suite compares against the CPU: cpu, then each CUDA device when one exists.
+// Every device the op suites run on and compare with a host reference: cpu, then cuda:0 when a
+// CUDA device is usable (one GPU is enough for parity; multi-GPU cases live in the CUDA suites).
 inline std::vector<tl::Device> test_devices() {
   std::vector<tl::Device> devices{tl::Device::cpu()};
-  // CUDA devices join here once the CUDA backend lands (issue 3).
+  if (tl::cuda::is_available()) devices.push_back(tl::Device::cuda(0));
   return devices;
+}
+
+// Ends a CUDA-only test case on a machine without a usable CUDA device, reporting it as skipped
+// (the suite must pass there).
+#define TL_TEST_REQUIRE_CUDA()                \
+  do {                                        \
+    if (!::tensorlet::cuda::is_available()) { \
+      MESSAGE("skipped: no CUDA device");     \
+      return;                                 \
+    }                                         \
+  } while (0)
+
+// A copy of t with the same geometry (shape, strides, offset, and the unused storage around a
+// view) on `device` (the same one included): the whole storage is copied and viewed the same way,
+// so a device kernel sees exactly the transposed, sliced, broadcast or misaligned layout its CPU
+// twin sees.
+inline tl::Tensor same_layout_on(const tl::Tensor& t, tl::Device device) {
+  const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / t.element_size());
+  tl::Tensor whole = t.as_strided({n}, {1}, 0);
+  tl::Tensor copy = whole.device() == device ? whole.clone() : whole.to(device);
+  return copy.as_strided(t.shape(), t.strides(), t.offset());
+}
+
+// A 1-D view of every element of t's storage, to compare what a write did around a view too.
+inline tl::Tensor whole_storage(const tl::Tensor& t) {
+  const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / t.element_size());
+  return t.as_strided({n}, {1}, 0);
 }
 
 // Random values of a dtype, never all zeros: floats uniform in [-2, 2), ints in [-9, 10), bools
@@ -37,8 +65,10 @@ inline tl::Tensor random_tensor(const tl::Shape& shape, tl::DType dtype = tl::kF
 }
 
 // The same values as `shape` in different memory layouts: contiguous, transposed (last two dims
-// swapped in memory), sliced (every other element of a larger tensor), each holding the values
-// of `values` (a contiguous tensor of `shape`).
+// swapped in memory), sliced (every other element of a larger tensor), offset (contiguous but one
+// element past an aligned address, so vectorized device paths must take their unaligned route),
+// each holding the values of `values` (a contiguous tensor of `shape`). Unused elements around a
+// view hold 123 so a kernel that reads them shows.
 struct Layout {
   std::string name;
   tl::Tensor tensor;
@@ -59,6 +89,10 @@ inline std::vector<Layout> layouts_of(const tl::Tensor& values) {
     sliced.copy_(values);
     out.push_back({"sliced", sliced});
   }
+  tl::Tensor padded = tl::full({values.numel() + 1}, 123, values.options());
+  tl::Tensor offset = padded.slice(0, 1).view(s);
+  offset.copy_(values);
+  out.push_back({"offset", offset});
   return out;
 }
 
@@ -86,9 +120,10 @@ inline double element_at(const tl::Tensor& t, int64_t linear) {
   return 0;
 }
 
-// All elements of any tensor (any device, any layout) as doubles, row-major.
+// All elements of any tensor (any device, any layout) as doubles, row-major. Device tensors come
+// to the host first, so a check reads them with one copy and converts them on the CPU.
 inline std::vector<double> values_of(const tl::Tensor& t) {
-  return t.to(tl::kFloat64).to_vector<double>();
+  return t.cpu().to(tl::kFloat64).to_vector<double>();
 }
 
 // The multi-index of a row-major linear index.

@@ -10,6 +10,7 @@
 namespace tensorlet {
 
 Tensor empty(const Shape& shape, TensorOptions options) {
+  profiler::OpScope scope("tl::empty");
   if (options.pinned_memory() && !options.device().is_cpu())
     fail<DeviceError>("tl::empty", "only CPU tensors can be pinned, not ", options.device());
   return make_tensor(shape, options.dtype(), options.device(), options.pinned_memory());

@@ -1,9 +1,185 @@
-// Elementwise binary ops on CUDA (placeholder until its kernels land).
+// Elementwise binary ops on CUDA (arithmetic, pow, maximum/minimum, comparisons, logical), with the
+// CPU backend's semantics: wrapping integer arithmetic, exact integer pow, NaN-propagating
+// maximum/minimum, bool results for comparisons and logical ops.
+#include <type_traits>
+
+#include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
 #include "tensor/error.h"
 
 namespace tensorlet::cuda {
+namespace {
 
-void binary(BinaryOp op, const Tensor&, const Tensor&, const Tensor&) { fail<DeviceError>(binary_op_name(op), "not implemented on CUDA yet"); }
+// Signed overflow is undefined in C++ but wraps in PyTorch: integer arithmetic runs in the
+// unsigned type, which wraps the same way.
+template <typename T>
+struct WideOf {
+  using type = T;
+};
+template <>
+struct WideOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct WideOf<int64_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using Wide = typename WideOf<T>::type;
+
+struct AddOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else
+      return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+  }
+};
+struct SubOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
+  }
+};
+struct MulOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
+  }
+};
+struct DivOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+
+// Integer powers as PyTorch: exact (wrapping) repeated squaring; a negative exponent gives 1 for
+// base 1, +-1 for base -1 and 0 otherwise.
+template <typename T>
+__device__ __forceinline__ T int_pow(T base, T exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
+    return 0;
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  while (exp != 0) {
+    if (exp & 1) result *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
+// x ** 2 is x * x, as on the CPU (where it is a fast path): the same correctly rounded value,
+// which the device pow does not promise.
+struct PowOp {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, float>)
+      return b == 2.0f ? a * a : powf(a, b);
+    else if constexpr (std::is_same_v<T, double>)
+      return b == 2.0 ? a * a : pow(a, b);
+    else
+      return int_pow(a, b);
+  }
+};
+
+// One kernel for both, and one for each family below: the op is a warp-uniform branch, which is
+// free next to the memory traffic, and it keeps the number of instantiations down.
+// NaN in either operand gives NaN, as torch.maximum / torch.minimum.
+struct MaxMinOp {
+  bool max;
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    const bool take_a = max ? a > b : a < b;
+    if constexpr (std::is_floating_point_v<T>)
+      return (a != a || take_a) ? a : b;
+    else
+      return take_a ? a : b;
+  }
+};
+struct CompareOp {
+  BinaryOp op;
+  template <typename T>
+  __device__ __forceinline__ bool operator()(T a, T b) const {
+    switch (op) {
+      case BinaryOp::Gt:
+        return a > b;
+      case BinaryOp::Lt:
+        return a < b;
+      case BinaryOp::Ge:
+        return a >= b;
+      case BinaryOp::Le:
+        return a <= b;
+      case BinaryOp::Eq:
+        return a == b;
+      default:
+        return a != b;
+    }
+  }
+};
+struct LogicalOp {
+  bool is_and;
+  template <typename T>
+  __device__ __forceinline__ bool operator()(T a, T b) const {
+    return is_and ? (a != T(0) && b != T(0)) : (a != T(0) || b != T(0));
+  }
+};
+
+template <typename Out, typename T, typename Op>
+void run(const Op& op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  Elementwise<Out, T, T>::run(op, out, {&a, &b});
+}
+
+[[noreturn]] void unsupported(BinaryOp op, DType dtype) {
+  fail<DTypeError>(binary_op_name(op), "not supported for dtype ", dtype);
+}
+
+}  // namespace
+
+void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.numel() == 0) return;
+  dispatch_cuda_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    constexpr bool is_bool = std::is_same_v<T, bool>;
+    constexpr bool is_float = std::is_floating_point_v<T>;
+    switch (op) {
+      case BinaryOp::Add:
+        return run<T, T>(AddOp{}, a, b, out);
+      case BinaryOp::Sub:
+        if constexpr (!is_bool) return run<T, T>(SubOp{}, a, b, out);
+        break;
+      case BinaryOp::Mul:
+        return run<T, T>(MulOp{}, a, b, out);
+      case BinaryOp::Div:  // the front-end sends integer division to floating point
+        if constexpr (is_float) return run<T, T>(DivOp{}, a, b, out);
+        break;
+      case BinaryOp::Pow:
+        if constexpr (!is_bool) return run<T, T>(PowOp{}, a, b, out);
+        break;
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum:
+        return run<T, T>(MaxMinOp{op == BinaryOp::Maximum}, a, b, out);
+      case BinaryOp::Gt:
+      case BinaryOp::Lt:
+      case BinaryOp::Ge:
+      case BinaryOp::Le:
+      case BinaryOp::Eq:
+      case BinaryOp::Ne:
+        return run<bool, T>(CompareOp{op}, a, b, out);
+      case BinaryOp::LogicalAnd:
+      case BinaryOp::LogicalOr:
+        return run<bool, T>(LogicalOp{op == BinaryOp::LogicalAnd}, a, b, out);
+    }
+    unsupported(op, a.dtype());
+  });
+}
 
 }  // namespace tensorlet::cuda

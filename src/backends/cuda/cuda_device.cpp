@@ -1,7 +1,9 @@
-// tl::cuda device queries through the CUDA runtime (built with the CUDA backend).
-#include <cuda_runtime.h>
+// tl::cuda devices: count and availability, the current device and its guards, device-wide
+// synchronization and the TF32 switch (built with the CUDA backend).
+#include <atomic>
 
-#include "backends/cuda/cuda.h"
+#include "backends/cuda/cuda_internal.h"
+#include "tensor/error.h"
 
 namespace tensorlet::cuda {
 
@@ -22,5 +24,68 @@ int device_count() {
 }
 
 bool is_available() { return device_count() > 0; }
+
+int resolve_device(int device, const char* op) {
+  const int n = device_count();
+  if (n == 0) fail<DeviceError>(op, "no CUDA device is available (no GPU or no driver)");
+  if (device == -1) {
+    int current = 0;
+    check(cudaGetDevice(&current), op, "cudaGetDevice");
+    return current;
+  }
+  if (device < 0 || device >= n)
+    fail<DeviceError>(op, "cannot use cuda:", device, ": expected -1 (the current device) or ",
+                      "an index in [0, ", n, "), this machine has ", n, " CUDA device",
+                      n == 1 ? "" : "s");
+  return device;
+}
+
+int current_device() { return resolve_device(-1, "tl::cuda::current_device"); }
+
+void set_device(int device) {
+  const int d = resolve_device(device, "tl::cuda::set_device");
+  TL_CUDA_CHECK_OP("tl::cuda::set_device", cudaSetDevice(d));
+}
+
+void synchronize(int device) {
+  const int d = resolve_device(device, "tl::cuda::synchronize");
+  OnDevice on_device(d);
+  TL_CUDA_CHECK_OP("tl::cuda::synchronize", cudaDeviceSynchronize());
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  const int d = resolve_device(device, "tl::cuda::DeviceGuard");
+  int current = 0;
+  TL_CUDA_CHECK_OP("tl::cuda::DeviceGuard", cudaGetDevice(&current));
+  if (current == d) return;
+  TL_CUDA_CHECK_OP("tl::cuda::DeviceGuard", cudaSetDevice(d));
+  previous_ = current;
+}
+
+DeviceGuard::~DeviceGuard() {
+  // Destructors must not throw; a failure here (runtime shutting down) leaves the device as is.
+  if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+// The hot path of every kernel call: one cudaGetDevice (a thread-local read in the runtime), and
+// cudaSetDevice only when the device actually changes.
+OnDevice::OnDevice(int device) {
+  int current = 0;
+  TL_CUDA_CHECK(cudaGetDevice(&current));
+  if (current == device) return;
+  TL_CUDA_CHECK(cudaSetDevice(device));
+  previous_ = current;
+}
+
+OnDevice::~OnDevice() {
+  if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+namespace {
+std::atomic<bool> g_allow_tf32{false};
+}  // namespace
+
+void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
+bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 
 }  // namespace tensorlet::cuda

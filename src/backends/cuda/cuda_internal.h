@@ -19,6 +19,13 @@ const char* current_op_name();
 // cudaSuccess, after clearing the runtime's last error (when it is not sticky).
 void check(cudaError_t err, const char* what);
 #define TL_CUDA_CHECK(call) ::tensorlet::cuda::check((call), #call)
+// As check(), naming `op` rather than the current op: for tl::cuda API calls made outside ops.
+void check(cudaError_t err, const char* op, const char* what);
+#define TL_CUDA_CHECK_OP(op, call) ::tensorlet::cuda::check((call), (op), #call)
+
+// `device` (-1: the current device) once checked to name a CUDA device of this machine; throws
+// DeviceError naming `op` otherwise.
+int resolve_device(int device, const char* op);
 
 // After a <<<>>> launch: checks cudaGetLastError; with TL_LAUNCH_BLOCKING=1 also synchronizes the
 // stream and checks, so an asynchronous fault is reported with the op that launched it.
@@ -43,13 +50,15 @@ class OnDevice {
 
 // The caching allocator of one device (cuda_allocator.cpp).
 Allocator& device_allocator(int device);
-// Marks a device pointer handed out by the caching allocator as in use by `stream` too.
+// Marks a device pointer handed out by the caching allocator (the block's base pointer, i.e. a
+// storage's data()) as in use by `stream` too, a stream of the same device.
 void record_stream_use(void* ptr, int device, cudaStream_t stream);
 
 // Page-locked host allocator (cuda_pinned_allocator.cpp). After an asynchronous copy from or to a
 // pinned block, record_pinned_use keeps the block from being handed out again until the copy ran.
 Allocator& pinned_allocator();
 bool is_pinned_pointer(const void* ptr);
+// ptr may point anywhere inside a pinned block; call it with the stream's device current.
 void record_pinned_use(const void* ptr, cudaStream_t stream);
 
 // The kernel launch grid for n elements with `threads` per block, capped so that grid-stride

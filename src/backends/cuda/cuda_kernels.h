@@ -14,7 +14,7 @@ namespace tensorlet::cuda {
 // cuda_copy.cpp: any pair of devices (at least one CUDA); non_blocking skips the host wait of a
 // device -> pinned host copy.
 void copy(const Tensor& src, const Tensor& out, bool non_blocking);
-// cuda_elementwise_copy.cu: same device, any strides, dtype conversion.
+// cuda_copy_kernel.cu: same device, any strides, dtype conversion.
 void copy_same_device(const Tensor& src, const Tensor& out);
 // cuda_fill.cu
 void fill(const Tensor& out, Scalar value);

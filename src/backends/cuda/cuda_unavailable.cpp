@@ -1,4 +1,7 @@
-// tl::cuda device queries when tensorlet is built without its CUDA backend: no devices.
+// tl::cuda when tensorlet is built without its CUDA backend: the queries report no devices,
+// memory statistics are zeros, and everything that needs a device throws DeviceError.
+#include <atomic>
+
 #include "backends/backend.h"
 #include "backends/cuda/cuda.h"
 #include "profiler/op_scope.h"
@@ -7,10 +10,66 @@
 namespace tensorlet {
 
 namespace cuda {
+namespace {
+
+[[noreturn]] void unavailable(const char* op) {
+  fail<DeviceError>(op, "tensorlet was built without its CUDA backend");
+}
+
+std::atomic<bool> g_allow_tf32{false};
+
+}  // namespace
 
 bool is_built() { return false; }
 bool is_available() { return false; }
 int device_count() { return 0; }
+
+int current_device() { unavailable("tl::cuda::current_device"); }
+void set_device(int) { unavailable("tl::cuda::set_device"); }
+void synchronize(int) { unavailable("tl::cuda::synchronize"); }
+
+DeviceGuard::DeviceGuard(int) { unavailable("tl::cuda::DeviceGuard"); }
+DeviceGuard::~DeviceGuard() = default;
+
+Stream Stream::current(int) { unavailable("tl::cuda::Stream::current"); }
+Stream Stream::default_stream(int) { unavailable("tl::cuda::Stream::default_stream"); }
+Stream Stream::create(int, int) { unavailable("tl::cuda::Stream::create"); }
+Stream Stream::wrap(CUstream_st*, int) { unavailable("tl::cuda::Stream::wrap"); }
+void Stream::synchronize() const { unavailable("tl::cuda::Stream::synchronize"); }
+bool Stream::query() const { unavailable("tl::cuda::Stream::query"); }
+
+// Stream::current throws before the guard exists, so the destructor never runs.
+StreamGuard::StreamGuard(const Stream& stream)
+    : previous_stream_(Stream::current(stream.device())), previous_device_(-1) {}
+StreamGuard::~StreamGuard() = default;
+
+// An Event is created lazily in every build, so constructing one works; as in a CUDA build
+// without a recorded event, synchronize() returns at once and query() is true.
+Event::Event(bool enable_timing) : enable_timing_(enable_timing) {}
+Event::~Event() = default;
+Event::Event(Event&& other) noexcept
+    : event_(other.event_), device_(other.device_), enable_timing_(other.enable_timing_) {}
+Event& Event::operator=(Event&& other) noexcept {
+  event_ = other.event_;
+  device_ = other.device_;
+  enable_timing_ = other.enable_timing_;
+  return *this;
+}
+void Event::record() { unavailable("tl::cuda::Event::record"); }
+void Event::record(const Stream&) { unavailable("tl::cuda::Event::record"); }
+void Event::wait() { unavailable("tl::cuda::Event::wait"); }
+void Event::wait(const Stream&) { unavailable("tl::cuda::Event::wait"); }
+void Event::synchronize() const {}
+bool Event::query() const { return true; }
+float Event::elapsed_time(const Event&) const { unavailable("tl::cuda::Event::elapsed_time"); }
+
+MemoryStats memory_stats(int) { return {}; }
+void reset_peak_stats(int) {}
+void empty_cache() {}
+void record_stream(const Tensor&, const Stream&) { unavailable("tl::cuda::record_stream"); }
+
+void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
+bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 
 }  // namespace cuda
 

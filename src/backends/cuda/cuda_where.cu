@@ -1,9 +1,26 @@
-// where(cond, a, b) on CUDA (placeholder until its kernels land).
+// where(cond, a, b) on CUDA: out = cond ? a : b, with broadcast and strided operands.
+#include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
-#include "tensor/error.h"
 
 namespace tensorlet::cuda {
+namespace {
 
-void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { fail<DeviceError>("tl::where", "not implemented on CUDA yet"); }
+struct WhereOp {
+  template <typename U>
+  __device__ __forceinline__ U operator()(bool c, U a, U b) const {
+    return c ? a : b;
+  }
+};
+
+}  // namespace
+
+void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.numel() == 0) return;
+  // Selecting moves bits, so dtypes of one size share a kernel.
+  dispatch_bits(out.element_size(), [&](auto tag) {
+    using U = decltype(tag);
+    Elementwise<U, bool, U, U>::run(WhereOp{}, out, {&cond, &a, &b});
+  });
+}
 
 }  // namespace tensorlet::cuda
