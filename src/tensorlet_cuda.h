@@ -79,7 +79,7 @@ inline void check_user_launch(const char* op, cudaStream_t stream) {
   if (launch_blocking()) {
     err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) {
-      cudaGetLastError();  // clears a non-sticky error so the next call starts clean
+      (void)cudaGetLastError();  // clears a non-sticky error so the next call starts clean
       throw_launch_error(op, "kernel failed (TL_LAUNCH_BLOCKING=1)", err);
     }
   }

@@ -1224,3 +1224,30 @@ TEST_CASE("cuda parity: joining large inputs (large)") {
   check_op("stack 3000 small", join_inputs(3000, {3}, -1, tl::kFloat32),
            [](std::vector<Tensor>& in) { return tl::stack(in); });
 }
+
+// ---- past 32-bit indexing ----
+
+TEST_CASE("cuda parity: more than 2^31 elements are indexed with 64 bits (large)") {
+  TL_TEST_REQUIRE_CUDA();
+  // Bool tensors of 2 GiB each: the CPU answers are known without computing them there.
+  const int64_t n = (int64_t{1} << 31) + 7;
+  const tl::TensorOptions bools = tl::TensorOptions(tl::kBool).device(kCuda);
+  Tensor x = tl::zeros({n}, bools);
+  x.slice(0, n - 3, n - 2).fill_(true);
+  CHECK(tl::argmax(x).item<int64_t>() == n - 3);
+  CHECK(tl::sum(x).item<int64_t>() == 1);
+  CHECK(tl::any(x).item<bool>());
+  CHECK(values_of(tl::nonzero(x)) == std::vector<double>{static_cast<double>(n - 3)});
+  CHECK(tl::masked_select(tl::ones({n}, tl::TensorOptions(tl::kBool).device(kCuda)), x).numel() ==
+        1);
+  Tensor y = tl::logical_not(x);
+  CHECK(y[n - 3].item<bool>() == false);
+  CHECK(y[n - 1].item<bool>() == true);
+  CHECK(tl::argmin(y).item<int64_t>() == n - 3);
+  CHECK(tl::all(tl::logical_or(x, y)).item<bool>());
+  x.fill_(true);
+  CHECK(tl::sum(x).item<int64_t>() == n);
+  CHECK(tl::all(x).item<bool>());
+  Tensor tail = x.slice(0, n - 5).to(tl::kInt32);
+  CHECK(values_of(tail) == std::vector<double>(5, 1));
+}

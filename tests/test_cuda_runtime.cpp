@@ -38,17 +38,18 @@ tl::TensorOptions on_cuda(DType d = tl::kFloat32, int index = 0) {
 // memory figures can be compared exactly.
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-// A 4096 x 4096 float32 operand: each matmul with it is about 140 GFLOP, a few milliseconds of
-// GPU time, long enough for the host to observe work that has not run yet. Made on the current
-// stream and synchronized, so any stream may use it.
+// A 2048 x 2048 float32 operand: each matmul with it is about 17 GFLOP, a fraction of a
+// millisecond of GPU time on an H100 (far more under compute-sanitizer), long against the few
+// microseconds the host needs to observe work that has not run yet. Made on the current stream
+// and synchronized, so any stream may use it.
 Tensor busy_operand() {
-  Tensor m = tl::full({4096, 4096}, 0.5f, kCuda);
+  Tensor m = tl::full({2048, 2048}, 0.5f, kCuda);
   tl::cuda::synchronize();
   return m;
 }
 
-// Enqueues a few milliseconds of work on the current stream.
-void keep_busy(const Tensor& m, int matmuls = 2) {
+// Enqueues about a millisecond of work on the current stream.
+void keep_busy(const Tensor& m, int matmuls = 3) {
   for (int i = 0; i < matmuls; ++i) (void)tl::matmul(m, m);
 }
 
@@ -183,9 +184,9 @@ TEST_CASE("cuda runtime: ops enqueue on the current stream and return before the
       CHECK_FALSE(done);
     s.synchronize();
     CHECK(s.query());
-    // 0.5 * 0.5 * 4096 = 2^10, then 2^21, then 2^32: exact in float32 in any summation order.
-    CHECK(out[0][0].item<float>() == 4294967296.0f);
-    CHECK(out[4095][17].item<float>() == 4294967296.0f);
+    // 0.5 * 0.5 * 2048 = 2^9, then 2^19, then 2^29: exact in float32 in any summation order.
+    CHECK(out[0][0].item<float>() == 536870912.0f);
+    CHECK(out[2047][17].item<float>() == 536870912.0f);
   }
   tl::cuda::synchronize();
 }
@@ -200,7 +201,7 @@ TEST_CASE("cuda runtime: an event makes one stream wait for another's work") {
   {
     StreamGuard guard(a);
     x = tl::full({1 << 22}, 1.0f, kCuda);
-    keep_busy(m);  // the final write to x comes a few milliseconds later
+    keep_busy(m);  // the final write to x comes about a millisecond later
     x.fill_(3.0f);
     ready.record();
   }
@@ -399,7 +400,7 @@ TEST_CASE("cuda runtime: record_stream keeps a block from reuse until the other 
     {
       StreamGuard on_b(b);
       written.wait();
-      keep_busy(m);  // b reads t only a few milliseconds from now
+      keep_busy(m);  // b reads t only about a millisecond from now
       y = t * 3;
       tl::cuda::record_stream(t, b);
     }
@@ -521,7 +522,7 @@ TEST_CASE("cuda runtime: pinned host tensors and non-blocking copies") {
   Tensor up;
   {
     Tensor staged = tl::full({n}, 5.0f, tl::TensorOptions().pinned_memory(true));
-    keep_busy(m);  // the upload waits behind a few milliseconds of work
+    keep_busy(m);  // the upload waits behind about a millisecond of work
     up = staged.to(kCuda, true);
   }
   Tensor other = tl::full({n}, 9.0f, tl::TensorOptions().pinned_memory(true));

@@ -86,11 +86,13 @@ Shape broadcast_of(const char* op, const Operand& a, const Operand& b) {
   return broadcast_shapes(a.tensor->shape(), b.tensor->shape(), op);
 }
 
-// A scalar as a tensor of the compute dtype on the op's device, one element broadcast (stride 0)
-// to `shape`. The geometry is set on the fresh tensor directly: one allocation instead of two.
-Tensor scalar_operand(Scalar s, DType dtype, const Shape& shape, Device device) {
-  Tensor t = make_tensor({}, dtype, device);
-  backend_for(device).fill(t, s);
+// A scalar as a host tensor of the compute dtype, one element broadcast (stride 0) to `shape`. The
+// geometry is set on the fresh tensor directly: one allocation instead of two. For a GPU op the
+// kernel takes the value as a parameter (as PyTorch's wrapped numbers): no fill launch, no device
+// allocation.
+Tensor scalar_operand(Scalar s, DType dtype, const Shape& shape, Device /*device*/) {
+  Tensor t = make_tensor({}, dtype, Device::cpu());
+  cpu_backend().fill(t, s);
   if (!shape.empty()) {
     TensorImpl& impl = t.mutable_impl();
     impl.shape = shape;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "backends/cuda/cuda_loop.cuh"
@@ -41,8 +42,18 @@ struct FlatArgs {
   const void* in[N > 0 ? N : 1];
   int64_t n;
   uint32_t scalar_mask;  // bit k: input k is one element broadcast to all (stride 0 everywhere)
-  bool vectorize;        // every non-scalar pointer is aligned to its vector
+  uint32_t host_mask;    // bit k: input k is a host scalar passed by value in host_bits[k]
+  uint64_t host_bits[N > 0 ? N : 1];
+  bool vectorize;  // every non-scalar pointer is aligned to its vector
 };
+
+// The value of a host scalar of type T from the bits it was passed in.
+template <typename T>
+__device__ __forceinline__ T from_bits(uint64_t bits) {
+  T value;
+  memcpy(&value, &bits, sizeof(T));
+  return value;
+}
 
 // Operands of the strided kernel (out first); n < 2^31 so the indexer runs on 32-bit math.
 template <int M>
@@ -50,6 +61,8 @@ struct StridedArgs {
   StridedIndexer<M> ix;
   void* ptr[M];
   uint32_t n;
+  uint32_t host_mask;  // bit k: operand k + 1 is a host scalar passed by value in host_bits[k + 1]
+  uint64_t host_bits[M];
 };
 
 template <typename Op, typename Out, typename... In>
@@ -63,10 +76,13 @@ struct ElementwiseBody {
     Out* out = static_cast<Out*>(a.out);
     const int64_t step = int64_t{gridDim.x} * blockDim.x;
     const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    // A broadcast scalar is read once per thread; it lives on the device (a 0-dim tensor), never
-    // copied to the host. It cannot alias out: the front-end copies such in-place operands.
+    // A broadcast scalar is read once per thread: from the kernel parameters when the front-end
+    // passed a host value (`x + 1.5`), else from device memory (a 0-dim device tensor, never
+    // copied to the host). It cannot alias out: the front-end copies such in-place operands.
     [[maybe_unused]] const ::cuda::std::tuple<In...> scalar{
-        (is_scalar<I>(a) ? *static_cast<const In*>(a.in[I]) : In{})...};
+        (is_scalar<I>(a) ? ((a.host_mask >> I) & 1u ? from_bits<In>(a.host_bits[I])
+                                                     : *static_cast<const In*>(a.in[I]))
+                         : In{})...};
     int64_t start = 0;
     if constexpr (V > 1) {
       if (a.vectorize) {
@@ -95,7 +111,9 @@ struct ElementwiseBody {
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {
       int64_t off[N + 1];
       a.ix.offsets(i, off);
-      static_cast<Out*>(a.ptr[0])[off[0]] = op(static_cast<const In*>(a.ptr[I + 1])[off[I + 1]]...);
+      static_cast<Out*>(a.ptr[0])[off[0]] =
+          op(((a.host_mask >> (I + 1)) & 1u ? from_bits<In>(a.host_bits[I + 1])
+                                             : static_cast<const In*>(a.ptr[I + 1])[off[I + 1]])...);
     }
   }
 
@@ -144,6 +162,13 @@ inline Layout layout_of(const TensorImpl& t, int64_t n) {
   }
   if (contiguous && expected == n) return Layout::Flat;
   return zero ? Layout::Scalar : Layout::Strided;
+}
+
+// The bits of the one element of a host scalar operand (every stride 0), for passing by value.
+inline uint64_t host_bits_of(const Tensor& t, size_t element_size) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, t.data_ptr(), element_size);
+  return bits;
 }
 
 inline bool is_aligned(const void* p, size_t bytes) {
@@ -208,11 +233,18 @@ struct Elementwise {
     args.out = out.data_ptr();
     args.n = n;
     args.scalar_mask = 0;
+    args.host_mask = 0;
     bool flat = layout_of(o, n) == Layout::Flat;
     bool aligned = is_aligned(args.out, V * sizeof(Out));
     for (int k = 0; k < N && flat; ++k) {
       const Tensor& t = *in[k];
       args.in[k] = t.data_ptr();
+      if (t.is_cpu()) {  // a scalar operand the front-end kept on the host: pass it by value
+        args.host_bits[k] = host_bits_of(t, in_size[k]);
+        args.host_mask |= 1u << k;
+        args.scalar_mask |= 1u << k;
+        continue;
+      }
       switch (layout_of(t.impl(), n)) {
         case Layout::Flat:
           aligned &= is_aligned(args.in[k], V * in_size[k]);
@@ -249,6 +281,14 @@ struct Elementwise {
       ptr[k + 1] = static_cast<char*>(in[k]->data_ptr());
     }
     constexpr std::array<int64_t, N + 1> elem{int64_t{sizeof(Out)}, int64_t{sizeof(In)}...};
+    uint32_t host_mask = 0;
+    uint64_t host_bits[N + 1] = {};
+    for (int k = 0; k < N; ++k) {
+      if (!in[k]->is_cpu()) continue;
+      host_bits[k + 1] = host_bits_of(*in[k], elem[k + 1]);
+      host_mask |= 1u << (k + 1);
+      ptr[k + 1] = nullptr;  // never dereferenced; its strides are all 0
+    }
     const StridedIndexer<N + 1> ix = make_indexer<N + 1>(out.shape(), ops);
     for_each_32bit_chunk<N + 1>(
         ix, ptr, elem,
@@ -257,6 +297,8 @@ struct Elementwise {
           args.ix = sub;
           for (int k = 0; k <= N; ++k) args.ptr[k] = p[k];
           args.n = static_cast<uint32_t>(count);
+          args.host_mask = host_mask;
+          for (int k = 0; k <= N; ++k) args.host_bits[k] = host_bits[k];
           elementwise_strided_kernel<Op, Out, In...>
               <<<grid_for(count, kElementwiseThreads), kElementwiseThreads, 0, stream>>>(op, args);
           check_launch(stream, "elementwise_strided_kernel");

@@ -1,0 +1,362 @@
+// CUDA benchmark: DESIGN.md rows G1-G6, each against a raw floor measured in the same run.
+//   usage: bench_cuda [G1 G3 ...]   (default: every row)
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <strings.h>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tensorlet.h>
+
+#include "backends/cuda/cuda_internal.h"
+#include "raw_kernels.h"
+
+namespace tl = tensorlet;
+
+namespace {
+
+void ck(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(err) + ": " +
+                             cudaGetErrorString(err));
+}
+void ck(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(status));
+}
+#define CK(call) ck((call), #call)
+
+using Clock = std::chrono::steady_clock;
+// Runs one repetition of a workload and returns the seconds it measured.
+using Workload = std::function<double()>;
+
+// tensorlet's current stream of cuda:0: its ops and the raw floors all run here.
+cudaStream_t g_stream = nullptr;
+// Keeps results alive so the compiler cannot drop the work that made them.
+volatile int64_t g_sink = 0;
+
+// Median seconds of each workload over `reps` rounds after `warmup` untimed rounds. Each round
+// runs every workload once, so a workload and its floor see the same clocks, caches and
+// neighbours, and drift cancels out of their ratio.
+std::vector<double> interleaved_medians(int reps, int warmup, const std::vector<Workload>& work) {
+  std::vector<std::vector<double>> times(work.size());
+  for (int r = 0; r < warmup + reps; ++r)
+    for (size_t w = 0; w < work.size(); ++w) {
+      const double s = work[w]();
+      if (r >= warmup) times[w].push_back(s);
+    }
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
+}
+
+// Host clock with the stream idle at both ends: what the caller waits for, launches included.
+Workload host_synced(std::function<void()> body) {
+  return [body = std::move(body)] {
+    CK(cudaStreamSynchronize(g_stream));
+    auto start = Clock::now();
+    body();
+    CK(cudaStreamSynchronize(g_stream));
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+}
+
+// Host clock, no synchronization: for host-side costs (allocation) that enqueue nothing.
+Workload host_only(std::function<void()> body) {
+  return [body = std::move(body)] {
+    auto start = Clock::now();
+    body();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+}
+
+// The GPU's clock: events recorded on the stream around the body.
+Workload events(std::function<void()> body) {
+  return [body = std::move(body)] {
+    static cudaEvent_t start = nullptr, stop = nullptr;
+    if (!start) {
+      CK(cudaEventCreate(&start));
+      CK(cudaEventCreate(&stop));
+    }
+    CK(cudaEventRecord(start, g_stream));
+    body();
+    CK(cudaEventRecord(stop, g_stream));
+    CK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, start, stop));
+    return ms * 1e-3;
+  };
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void row(const char* id, const std::string& workload, const std::string& ours,
+         const std::string& floor, double ratio, const char* target, bool met) {
+  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
+              floor.c_str(), ratio, target, met ? "\u2713" : "\u2717");
+  std::fflush(stdout);
+}
+
+// ---- G1, G2: per-op host cost of tiny ops vs an empty kernel launch ---------------------------
+
+void bench_launch_bound(bool g1, bool g2) {
+  constexpr int kOps = 20000;
+  const tl::Device gpu = tl::Device::cuda(0);
+  tl::Tensor a10 = tl::rand({10, 10}, gpu), b10 = tl::rand({10, 10}, gpu);
+  tl::Tensor a3 = tl::rand({3, 3}, gpu), b3 = tl::rand({3, 3}, gpu);
+  auto ops = [](std::function<tl::Tensor()> op) {
+    return host_synced([op = std::move(op)] {
+      for (int i = 0; i < kOps; ++i) g_sink = g_sink + op().numel();
+    });
+  };
+  std::vector<Workload> work{host_synced([] {
+    for (int i = 0; i < kOps; ++i) bench::launch_empty(g_stream);
+    CK(cudaGetLastError());
+  })};
+  if (g1) work.push_back(ops([&] { return tl::add(a10, b10); }));
+  if (g2) {
+    work.push_back(ops([&] { return tl::matmul(a3, b3); }));
+    work.push_back(ops([&] { return tl::matmul(a10, b10); }));
+  }
+  auto t = interleaved_medians(7, 2, work);
+  const double floor_us = t[0] / kOps * 1e6;
+  const std::string floor = fmt("empty kernel %.2f us", floor_us);
+  size_t i = 1;
+  if (g1) {
+    const double us = t[i++] / kOps * 1e6;
+    row("G1", "10x10 add, 20 000 in a row, per op", fmt("%.2f us", us), floor, us / floor_us,
+        "<= 1.15x", us / floor_us <= 1.15);
+  }
+  if (g2)
+    for (const char* what : {"3x3 matmul, per op", "10x10 matmul, per op"}) {
+      const double us = t[i++] / kOps * 1e6;
+      row("G2", what, fmt("%.2f us", us), floor, us / floor_us, "<= 1.3x", us / floor_us <= 1.3);
+    }
+}
+
+// ---- G3: matmul throughput vs raw cublasSgemm on the same buffers -----------------------------
+
+void bench_gemm() {
+  cublasHandle_t handle = nullptr;
+  CK(cublasCreate(&handle));
+  CK(cublasSetStream(handle, g_stream));
+  CK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // plain float32, as tensorlet's default
+  const tl::Device gpu = tl::Device::cuda(0);
+  for (int64_t n : {int64_t{100}, int64_t{10000}}) {
+    const int calls = n <= 1000 ? 1000 : 3;
+    tl::Tensor a = tl::rand({n, n}, gpu), b = tl::rand({n, n}, gpu), c = tl::empty({n, n}, gpu);
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    float* pc = c.data<float>();
+    const int in = static_cast<int>(n);
+    auto ours = events([&, calls] {
+      for (int i = 0; i < calls; ++i) g_sink = g_sink + tl::matmul(a, b).numel();
+    });
+    // Row-major C = A B is column-major C^T = B^T A^T: the same buffers, operands swapped.
+    auto raw = events([&, calls] {
+      const float one = 1, zero = 0;
+      for (int i = 0; i < calls; ++i)
+        CK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, in, in, in, &one, pb, in, pa, in, &zero,
+                       pc, in));
+    });
+    auto t = interleaved_medians(n <= 1000 ? 9 : 5, 2, {raw, ours});
+    const double flop = 2.0 * n * n * n * calls;
+    const double tf_ours = flop / t[1] / 1e12, tf_raw = flop / t[0] / 1e12;
+    const std::string what = fmt("%.0f^2 float32 matmul", static_cast<double>(n));
+    row("G3", what, fmt("%.2f TFLOP/s", tf_ours), fmt("cublasSgemm %.2f TFLOP/s", tf_raw),
+        tf_ours / tf_raw, ">= 0.97x", tf_ours / tf_raw >= 0.97);
+    std::printf("    %s: %.1f us per call ours, %.1f us cuBLAS\n", what.c_str(), t[1] / calls * 1e6,
+                t[0] / calls * 1e6);
+  }
+  CK(cublasDestroy(handle));
+}
+
+// ---- G4: elementwise bandwidth vs a device-to-device copy -------------------------------------
+
+// Returns the copy bandwidth in bytes per second, for G6's floor.
+double bench_elementwise(bool report) {
+  constexpr int kIters = 5;
+  const tl::Device gpu = tl::Device::cuda(0);
+  tl::Tensor a = tl::rand({512, 512, 512}, gpu), b = tl::rand({512, 512, 512}, gpu);
+  tl::Tensor dst = tl::empty({512, 512, 512}, gpu);
+  const int64_t n = a.numel();
+  const double tensor_bytes = 4.0 * n;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  struct Op {
+    const char* name;
+    int tensors_moved;  // read + written, each 512^3 float32
+    Workload work;
+  };
+  std::vector<Op> list{
+      {"D2D cudaMemcpyAsync", 2, iters([&] {
+         CK(cudaMemcpyAsync(dst.data<float>(), a.data<float>(), a.nbytes(),
+                            cudaMemcpyDeviceToDevice, g_stream));
+       })},
+      {"raw float4 add kernel", 3, iters([&] {
+         bench::launch_add(a.data<float>(), b.data<float>(), dst.data<float>(), n, g_stream);
+         CK(cudaGetLastError());
+       })},
+      {"a * b", 3, iters([&] { g_sink = g_sink + (a * b).numel(); })},
+      {"a + b", 3, iters([&] { g_sink = g_sink + (a + b).numel(); })},
+      {"sin(a)", 2, iters([&] { g_sink = g_sink + tl::sin(a).numel(); })},
+      {"cos(a)", 2, iters([&] { g_sink = g_sink + tl::cos(a).numel(); })},
+  };
+  if (!report) list.resize(1);  // G6 alone needs only the copy bandwidth
+  std::vector<Workload> work;
+  for (const Op& op : list) work.push_back(op.work);
+  auto t = interleaved_medians(7, 2, work);
+  std::vector<double> gbs;
+  for (size_t i = 0; i < list.size(); ++i)
+    gbs.push_back(list[i].tensors_moved * tensor_bytes * kIters / t[i] / 1e9);
+  if (report) {
+    const std::string floor = fmt("D2D copy %.0f GB/s", gbs[0]);
+    for (size_t i = 2; i < list.size(); ++i)
+      row("G4", std::string(list[i].name) + " on 512^3 float32", fmt("%.0f GB/s", gbs[i]), floor,
+          gbs[i] / gbs[0], ">= 0.9x", gbs[i] / gbs[0] >= 0.9);
+    std::printf("    for reference: raw float4 add kernel %.0f GB/s (%.2fx copy)\n", gbs[1],
+                gbs[1] / gbs[0]);
+  }
+  return gbs[0] * 1e9;
+}
+
+// ---- G5: cached allocate + free vs cudaMalloc + cudaFree -------------------------------------
+
+void bench_alloc() {
+  constexpr int kPairs = 100000, kRawPairs = 1000;
+  constexpr size_t kBytes = size_t{1} << 20;
+  constexpr int64_t kFloats = kBytes / sizeof(float);
+  const tl::TensorOptions opts = tl::TensorOptions(tl::kFloat32).device(tl::Device::cuda(0));
+  tl::Allocator& alloc = tl::cuda::device_allocator(0);
+  auto t = interleaved_medians(7, 2,
+                               {host_only([] {
+                                  for (int i = 0; i < kRawPairs; ++i) {
+                                    void* p = nullptr;
+                                    CK(cudaMalloc(&p, kBytes));
+                                    CK(cudaFree(p));
+                                  }
+                                }),
+                                host_only([&] {
+                                  for (int i = 0; i < kPairs; ++i)
+                                    g_sink = g_sink + tl::empty({kFloats}, opts).numel();
+                                }),
+                                host_only([&] {
+                                  for (int i = 0; i < kPairs; ++i) {
+                                    void* p = alloc.allocate(kBytes);
+                                    alloc.deallocate(p, kBytes);
+                                  }
+                                })});
+  const double raw_us = t[0] / kRawPairs * 1e6;
+  const std::string floor = fmt("cudaMalloc+cudaFree %.2f us", raw_us);
+  const double empty_us = t[1] / kPairs * 1e6, alloc_us = t[2] / kPairs * 1e6;
+  row("G5", "tl::empty 1 MiB + free, cached", fmt("%.3f us", empty_us), floor, empty_us / raw_us,
+      "<= 0.3 us", empty_us <= 0.3);
+  row("G5", "caching allocator alone, 1 MiB", fmt("%.3f us", alloc_us), floor, alloc_us / raw_us,
+      "<= 0.3 us", alloc_us <= 0.3);
+}
+
+// ---- G6: (mask > t).nonzero() on 500^3 --------------------------------------------------------
+
+void bench_nonzero(double copy_bytes_per_s) {
+  tl::Tensor mask = tl::rand({500, 500, 500}, tl::Device::cuda(0));
+  int64_t count = 0;
+  auto t =
+      interleaved_medians(7, 2, {host_synced([&] { count = (mask > 0.5).nonzero().size(0); })});
+  // The least memory traffic the op needs: read the floats, write and read the bool mask, write
+  // the [count, 3] int64 indices; at copy bandwidth that is the floor.
+  const double n = static_cast<double>(mask.numel());
+  const double bytes = 4 * n + 2 * n + 24.0 * count;
+  const double ms = t[0] * 1e3;
+  // Without a copy bandwidth (G4 failed) there is no floor; the target is absolute anyway.
+  const double floor_ms = copy_bytes_per_s > 0 ? bytes / copy_bytes_per_s * 1e3 : 0;
+  row("G6", "(mask > 0.5).nonzero() on 500^3", fmt("%.3f ms", ms),
+      fmt("its bytes at copy speed %.3f ms", floor_ms), floor_ms > 0 ? ms / floor_ms : 0, "<= 1 ms",
+      ms <= 1.0);
+  std::printf("    %lld of %.0f elements pass (%.1f%%); the output is %.0f MB of int64\n",
+              static_cast<long long>(count), n, 100.0 * count / n, 24.0 * count / 1e6);
+}
+
+bool wanted(int argc, char** argv, const char* id) {
+  if (argc < 2) return true;
+  for (int i = 1; i < argc; ++i)
+    if (strcasecmp(argv[i], id) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!tl::cuda::is_available()) {
+    std::printf("bench_cuda: no CUDA device, nothing to measure\n");
+    return 0;
+  }
+  try {
+    tl::cuda::set_device(0);
+    tl::cuda::set_allow_tf32(false);
+    g_stream = tl::cuda::Stream::current(0).handle();
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int runtime = 0, driver = 0;
+    CK(cudaRuntimeGetVersion(&runtime));
+    CK(cudaDriverGetVersion(&driver));
+    char date[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::printf("tensorlet CUDA benchmark: %s (sm_%d%d, %d SMs), CUDA runtime %d, driver %d, %s\n",
+                prop.name, prop.major, prop.minor, prop.multiProcessorCount, runtime, driver, date);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_cuda: %s\n", e.what());
+    return 1;
+  }
+  std::printf(
+      "medians of interleaved repetitions after warm-up; floors measured in this run; TF32 "
+      "off\n\n");
+  std::printf("%-3s %-34s %-16s %-34s %6s  %-12s %s\n", "id", "workload", "ours",
+              "floor (same run)", "ratio", "target", "met");
+
+  // A row that throws (an op missing or failing) is reported and the others still run.
+  int failed = 0;
+  auto section = [&](const char* ids, const std::function<void()>& run) {
+    try {
+      run();
+    } catch (const std::exception& e) {
+      std::printf("%-3s FAILED: %s\n", ids, e.what());
+      std::fflush(stdout);
+      ++failed;
+    }
+  };
+  const bool g1 = wanted(argc, argv, "G1"), g2 = wanted(argc, argv, "G2");
+  const bool g4 = wanted(argc, argv, "G4"), g6 = wanted(argc, argv, "G6");
+  if (g1 || g2) section("G1", [&] { bench_launch_bound(g1, g2); });
+  if (wanted(argc, argv, "G3")) section("G3", [] { bench_gemm(); });
+  double copy_bw = 0;
+  if (g4 || g6) section("G4", [&] { copy_bw = bench_elementwise(g4); });
+  if (wanted(argc, argv, "G5")) section("G5", [] { bench_alloc(); });
+  if (g6) section("G6", [&] { bench_nonzero(copy_bw); });
+  section("end", [] { tl::cuda::synchronize(); });
+
+  std::printf(
+      "\nratio: G1, G2 = per-op time / empty-kernel launch time; G3 = our TFLOP/s / cuBLAS;\n"
+      "       G4 = our GB/s / D2D copy GB/s (bytes read + written); G5 = time / cudaMalloc+Free\n"
+      "       (the target is absolute); G6 = time / its minimum bytes at copy bandwidth\n"
+      "       (the target is absolute)\n");
+  return failed == 0 ? 0 : 1;
+}

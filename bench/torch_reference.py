@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (DESIGN.md rows G1-G6).
+
+usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
+
+Prints PyTorch's figure for each row, timed the way bench_cuda times tensorlet (medians of
+interleaved repetitions after warm-up, TF32 off). With --ours, also reads bench_cuda's output and
+prints tensorlet's figure next to PyTorch's with their speed ratio (> 1: tensorlet is faster).
+"""
+import argparse
+import re
+import statistics
+import sys
+import time
+
+try:
+    import torch
+except ImportError:
+    print("torch_reference: PyTorch is not installed here; nothing to compare with")
+    sys.exit(0)
+
+REPS, WARMUP = 7, 2
+
+
+def medians(workloads, reps=REPS, warmup=WARMUP):
+    """Median seconds of each workload (a callable returning the seconds it measured), run
+    interleaved so a drift in clocks hits all of them alike."""
+    times = [[] for _ in workloads]
+    for r in range(warmup + reps):
+        for i, work in enumerate(workloads):
+            s = work()
+            if r >= warmup:
+                times[i].append(s)
+    return [statistics.median(t) for t in times]
+
+
+def host_synced(body):
+    def run():
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        body()
+        torch.cuda.synchronize()
+        return time.perf_counter() - start
+    return run
+
+
+def host_only(body):
+    def run():
+        start = time.perf_counter()
+        body()
+        return time.perf_counter() - start
+    return run
+
+
+def events(body):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def run():
+        start.record()
+        body()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) * 1e-3
+    return run
+
+
+ROWS = []  # (id, workload, value, unit)
+
+
+def row(gid, workload, value, unit):
+    ROWS.append((gid, workload, value, unit))
+    print(f"{gid:<3} {workload:<36} {value:12.3f} {unit}", flush=True)
+
+
+def launch_bound():
+    ops = 20000
+    a10, b10 = torch.rand(10, 10, device="cuda"), torch.rand(10, 10, device="cuda")
+    a3, b3 = torch.rand(3, 3, device="cuda"), torch.rand(3, 3, device="cuda")
+
+    def loop(op):
+        def body():
+            for _ in range(ops):
+                op()
+        return host_synced(body)
+
+    t = medians([loop(lambda: a10 + b10), loop(lambda: a3 @ b3), loop(lambda: a10 @ b10)])
+    row("G1", "10x10 add, 20 000 in a row, per op", t[0] / ops * 1e6, "us")
+    row("G2", "3x3 matmul, per op", t[1] / ops * 1e6, "us")
+    row("G2", "10x10 matmul, per op", t[2] / ops * 1e6, "us")
+
+
+def gemm():
+    for n in (100, 10000):
+        calls = 1000 if n <= 1000 else 3
+        a, b = torch.rand(n, n, device="cuda"), torch.rand(n, n, device="cuda")
+
+        def body():
+            for _ in range(calls):
+                torch.matmul(a, b)
+        (t,) = medians([events(body)], reps=9 if n <= 1000 else 5)
+        row("G3", f"{n}^2 float32 matmul", 2.0 * n ** 3 * calls / t / 1e12, "TFLOP/s")
+
+
+def elementwise():
+    iters = 5
+    a, b = torch.rand(512, 512, 512, device="cuda"), torch.rand(512, 512, 512, device="cuda")
+    dst = torch.empty_like(a)
+    tensor_bytes = 4.0 * a.numel()
+
+    def repeat(op):
+        def body():
+            for _ in range(iters):
+                op()
+        return events(body)
+
+    ops = [("D2D copy (dst.copy_(a))", 2, lambda: dst.copy_(a)),
+           ("a * b on 512^3 float32", 3, lambda: a * b),
+           ("a + b on 512^3 float32", 3, lambda: a + b),
+           ("sin(a) on 512^3 float32", 2, lambda: torch.sin(a)),
+           ("cos(a) on 512^3 float32", 2, lambda: torch.cos(a))]
+    t = medians([repeat(op) for _, _, op in ops])
+    for (name, moved, _), s in zip(ops, t):
+        gbs = moved * tensor_bytes * iters / s / 1e9
+        if name.startswith("D2D"):
+            print(f"    for reference: {name} {gbs:.0f} GB/s")
+        else:
+            row("G4", name, gbs, "GB/s")
+    del a, b, dst
+    torch.cuda.empty_cache()
+
+
+def alloc():
+    pairs = 100000
+
+    def body():
+        for _ in range(pairs):
+            torch.empty(262144, device="cuda")
+    (t,) = medians([host_only(body)])
+    row("G5", "torch.empty 1 MiB + free, cached", t / pairs * 1e6, "us")
+
+
+def nonzero():
+    mask = torch.rand(500, 500, 500, device="cuda")
+    count = [0]
+
+    def body():
+        count[0] = (mask > 0.5).nonzero().shape[0]
+    (t,) = medians([host_synced(body)])
+    row("G6", "(mask > 0.5).nonzero() on 500^3", t * 1e3, "ms")
+    print(f"    {count[0]} elements pass")
+
+
+def read_ours(path):
+    """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
+    ours, seen = {}, {}
+    # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
+    pattern = re.compile(r"^(G\d)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = pattern.match(line)
+            if not m:
+                continue
+            gid = m.group(1)
+            k = seen.get(gid, 0)
+            seen[gid] = k + 1
+            ours[(gid, k)] = (float(m.group(2)), m.group(3))
+    return ours
+
+
+def compare(path):
+    ours = read_ours(path)
+    print(f"\ntensorlet (from {path}) vs PyTorch {torch.__version__}; "
+          "speed ratio > 1: tensorlet is faster")
+    print(f"{'id':<3} {'workload':<36} {'tensorlet':>12} {'PyTorch':>12} {'unit':<8} ratio")
+    seen = {}
+    for gid, workload, value, unit in ROWS:
+        k = seen.get(gid, 0)
+        seen[gid] = k + 1
+        mine = ours.get((gid, k))
+        if mine is None or mine[1] != unit:
+            print(f"{gid:<3} {workload:<36} {'-':>12} {value:12.3f} {unit:<8} -")
+            continue
+        # Times: PyTorch's over ours; throughputs: ours over PyTorch's.
+        ratio = value / mine[0] if unit in ("us", "ms") else mine[0] / value
+        print(f"{gid:<3} {workload:<36} {mine[0]:12.3f} {value:12.3f} {unit:<8} {ratio:.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ours", help="bench_cuda's output, to print tensorlet/PyTorch ratios")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_reference: PyTorch sees no CUDA device; nothing to measure")
+        return 0
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print(f"PyTorch {torch.__version__} (CUDA {torch.version.cuda}) eager on "
+          f"{torch.cuda.get_device_name(0)}; medians of {REPS} after {WARMUP} warm-up rounds\n")
+    launch_bound()
+    gemm()
+    elementwise()
+    alloc()
+    nonzero()
+    if args.ours:
+        compare(args.ours)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
