@@ -133,6 +133,20 @@ void bench_launch_bound(bool g1, bool g2) {
     work.push_back(ops([&] { return tl::matmul(a3, b3); }));
     work.push_back(ops([&] { return tl::matmul(a10, b10); }));
   }
+  // Diagnostics: a raw add kernel of the same 100 elements (the launch of a real kernel, not an
+  // empty one), and the in-place form (no output allocation).
+  tl::Tensor raw_out = tl::empty({10, 10}, gpu);
+  if (g1) {
+    work.push_back(host_synced([&] {
+      for (int i = 0; i < kOps; ++i)
+        bench::launch_add(a10.data<float>(), b10.data<float>(), raw_out.data<float>(), 100,
+                          g_stream);
+      CK(cudaGetLastError());
+    }));
+    work.push_back(host_synced([&] {
+      for (int i = 0; i < kOps; ++i) raw_out.add_(b10);
+    }));
+  }
   auto t = interleaved_medians(7, 2, work);
   const double floor_us = t[0] / kOps * 1e6;
   const std::string floor = fmt("empty kernel %.2f us", floor_us);
@@ -147,6 +161,36 @@ void bench_launch_bound(bool g1, bool g2) {
       const double us = t[i++] / kOps * 1e6;
       row("G2", what, fmt("%.2f us", us), floor, us / floor_us, "<= 1.3x", us / floor_us <= 1.3);
     }
+  if (g1) {
+    const double raw_add = t[i++] / kOps * 1e6, inplace = t[i++] / kOps * 1e6;
+    std::printf("    for reference: raw 100-element add kernel %.2f us per launch (%.2fx empty); "
+                "tl add_ in place %.2f us\n",
+                raw_add, raw_add / floor_us, inplace);
+    // Host-side enqueue cost alone: 500 launches fit in the launch queue, so the host never
+    // waits for the GPU while enqueuing them.
+    auto enqueue_us = [&](const std::function<void()>& op) {
+      std::vector<double> v;
+      for (int r = 0; r < 9; ++r) {
+        CK(cudaStreamSynchronize(g_stream));
+        auto start = Clock::now();
+        for (int k = 0; k < 500; ++k) op();
+        v.push_back(std::chrono::duration<double>(Clock::now() - start).count() / 500 * 1e6);
+      }
+      CK(cudaStreamSynchronize(g_stream));
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    const double e_empty = enqueue_us([] { bench::launch_empty(g_stream); });
+    const double e_raw = enqueue_us([&] {
+      bench::launch_add(a10.data<float>(), b10.data<float>(), raw_out.data<float>(), 100,
+                        g_stream);
+    });
+    const double e_add = enqueue_us([&] { g_sink = g_sink + tl::add(a10, b10).numel(); });
+    const double e_mm = enqueue_us([&] { g_sink = g_sink + tl::matmul(a3, b3).numel(); });
+    std::printf("    host enqueue time per op (500 in a row, no waiting on the GPU): empty kernel "
+                "%.2f us, raw add %.2f us, tl::add %.2f us, tl::matmul 3x3 %.2f us\n",
+                e_empty, e_raw, e_add, e_mm);
+  }
 }
 
 // ---- G3: matmul throughput vs raw cublasSgemm on the same buffers -----------------------------
