@@ -163,9 +163,10 @@ void bench_launch_bound(bool g1, bool g2) {
     }
   if (g1) {
     const double raw_add = t[i++] / kOps * 1e6, inplace = t[i++] / kOps * 1e6;
-    std::printf("    for reference: raw 100-element add kernel %.2f us per launch (%.2fx empty); "
-                "tl add_ in place %.2f us\n",
-                raw_add, raw_add / floor_us, inplace);
+    std::printf(
+        "    for reference: raw 100-element add kernel %.2f us per launch (%.2fx empty); "
+        "tl add_ in place %.2f us\n",
+        raw_add, raw_add / floor_us, inplace);
     // Host-side enqueue cost alone: 500 launches fit in the launch queue, so the host never
     // waits for the GPU while enqueuing them.
     auto enqueue_us = [&](const std::function<void()>& op) {
@@ -182,14 +183,27 @@ void bench_launch_bound(bool g1, bool g2) {
     };
     const double e_empty = enqueue_us([] { bench::launch_empty(g_stream); });
     const double e_raw = enqueue_us([&] {
-      bench::launch_add(a10.data<float>(), b10.data<float>(), raw_out.data<float>(), 100,
-                        g_stream);
+      bench::launch_add(a10.data<float>(), b10.data<float>(), raw_out.data<float>(), 100, g_stream);
     });
     const double e_add = enqueue_us([&] { g_sink = g_sink + tl::add(a10, b10).numel(); });
     const double e_mm = enqueue_us([&] { g_sink = g_sink + tl::matmul(a3, b3).numel(); });
-    std::printf("    host enqueue time per op (500 in a row, no waiting on the GPU): empty kernel "
-                "%.2f us, raw add %.2f us, tl::add %.2f us, tl::matmul 3x3 %.2f us\n",
-                e_empty, e_raw, e_add, e_mm);
+    int dev = 0;
+    const double e_getdev = enqueue_us([&] { CK(cudaGetDevice(&dev)); });
+    const double e_lasterr = enqueue_us([&] { CK(cudaGetLastError()); });
+    tl::Tensor ca = tl::rand({10, 10}), cb = tl::rand({10, 10});
+    const double e_cpu_add = enqueue_us([&] { g_sink = g_sink + tl::add(ca, cb).numel(); });
+    const double e_cpu_addi = enqueue_us([&] { ca.add_(cb); });
+    const double e_empty_t = enqueue_us([&] {
+      g_sink = g_sink + tl::empty({10, 10}, gpu).numel();
+    });
+    std::printf(
+        "    host costs: cudaGetDevice %.3f us, cudaGetLastError %.3f us, CPU tl::add 10x10 "
+        "%.3f us, CPU add_ %.3f us, tl::empty 10x10 cuda %.3f us\n",
+        e_getdev, e_lasterr, e_cpu_add, e_cpu_addi, e_empty_t);
+    std::printf(
+        "    host enqueue time per op (500 in a row, no waiting on the GPU): empty kernel "
+        "%.2f us, raw add %.2f us, tl::add %.2f us, tl::matmul 3x3 %.2f us\n",
+        e_empty, e_raw, e_add, e_mm);
   }
 }
 

@@ -18,7 +18,8 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device, bool pinned) 
   for (int64_t d : shape)
     if (d < 0) fail<ShapeError>("tl::empty", "negative dimension in shape ", shape);
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device, pinned);
+  impl->storage =
+      std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device, pinned);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -147,7 +148,8 @@ Tensor Tensor::to(Device device, bool non_blocking) const {
 
 Tensor Tensor::pin_memory() const {
   profiler::OpScope scope("tl::pin_memory");
-  if (!is_cpu()) fail<DeviceError>("tl::pin_memory", "only CPU tensors can be pinned, not ", device());
+  if (!is_cpu())
+    fail<DeviceError>("tl::pin_memory", "only CPU tensors can be pinned, not ", device());
   if (is_pinned()) return *this;
   Tensor out = make_tensor(shape(), dtype(), device(), true);
   if (numel() > 0) backend_for(device()).copy(*this, out);

@@ -61,7 +61,9 @@ class Stream {
   // True when all work enqueued on this stream has run.
   bool query() const;
 
-  bool operator==(const Stream& other) const { return handle_ == other.handle_ && device_ == other.device_; }
+  bool operator==(const Stream& other) const {
+    return handle_ == other.handle_ && device_ == other.device_;
+  }
   bool operator!=(const Stream& other) const { return !(*this == other); }
 
  private:
@@ -116,9 +118,9 @@ class Event {
 
 // Device memory figures of the caching allocator, in bytes.
 struct MemoryStats {
-  int64_t allocated = 0;       // held by live tensors now
-  int64_t reserved = 0;        // obtained from cudaMalloc, live or cached
-  int64_t peak_allocated = 0;  // the largest `allocated` seen since start or reset_peak_stats
+  int64_t allocated = 0;          // held by live tensors now
+  int64_t reserved = 0;           // obtained from cudaMalloc, live or cached
+  int64_t peak_allocated = 0;     // the largest `allocated` seen since start or reset_peak_stats
   int64_t num_device_allocs = 0;  // cudaMalloc calls made
   int64_t num_device_frees = 0;   // cudaFree calls made
   int64_t num_alloc_retries = 0;  // cudaMalloc failures recovered by freeing the cache

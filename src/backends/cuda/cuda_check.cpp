@@ -45,8 +45,12 @@ bool launch_blocking() {
 }
 
 void check_launch(cudaStream_t stream, const char* kernel) {
-  cudaError_t err = cudaGetLastError();
+  check_launched(cudaGetLastError(), stream, kernel);
+}
+
+void check_launched(cudaError_t err, cudaStream_t stream, const char* kernel) {
   if (err != cudaSuccess) {
+    (void)cudaGetLastError();
     const char* op = current_op_name();
     fail<CudaError>(op, "launch of kernel ", kernel, " failed: ", cudaGetErrorName(err), ": ",
                     cudaGetErrorString(err));

@@ -70,6 +70,8 @@ DeviceGuard::~DeviceGuard() {
 // The hot path of every kernel call: one cudaGetDevice (a thread-local read in the runtime), and
 // cudaSetDevice only when the device actually changes.
 OnDevice::OnDevice(int device) {
+  // With one device it is always the current one: skip the runtime call on every op.
+  if (device == 0 && device_count() == 1) return;
   int current = 0;
   TL_CUDA_CHECK(cudaGetDevice(&current));
   if (current == device) return;

@@ -81,7 +81,7 @@ struct ElementwiseBody {
     // copied to the host). It cannot alias out: the front-end copies such in-place operands.
     [[maybe_unused]] const ::cuda::std::tuple<In...> scalar{
         (is_scalar<I>(a) ? ((a.host_mask >> I) & 1u ? from_bits<In>(a.host_bits[I])
-                                                     : *static_cast<const In*>(a.in[I]))
+                                                    : *static_cast<const In*>(a.in[I]))
                          : In{})...};
     int64_t start = 0;
     if constexpr (V > 1) {
@@ -113,7 +113,7 @@ struct ElementwiseBody {
       a.ix.offsets(i, off);
       static_cast<Out*>(a.ptr[0])[off[0]] =
           op(((a.host_mask >> (I + 1)) & 1u ? from_bits<In>(a.host_bits[I + 1])
-                                             : static_cast<const In*>(a.ptr[I + 1])[off[I + 1]])...);
+                                            : static_cast<const In*>(a.ptr[I + 1])[off[I + 1]])...);
     }
   }
 
@@ -260,9 +260,13 @@ struct Elementwise {
     if (flat) {
       args.vectorize = V > 1 && aligned;
       const int64_t work = args.vectorize ? (n + V - 1) / V : n;
-      elementwise_flat_kernel<Op, Out, In...>
-          <<<grid_for(work, kElementwiseThreads), kElementwiseThreads, 0, stream>>>(op, args);
-      check_launch(stream, "elementwise_flat_kernel");
+      // cudaLaunchKernel returns the launch error itself, so the hot path of small ops needs no
+      // separate cudaGetLastError call.
+      void* params[] = {const_cast<Op*>(&op), &args};
+      const cudaError_t err = cudaLaunchKernel(
+          reinterpret_cast<const void*>(&elementwise_flat_kernel<Op, Out, In...>),
+          dim3(grid_for(work, kElementwiseThreads)), dim3(kElementwiseThreads), params, 0, stream);
+      check_launched(err, stream, "elementwise_flat_kernel");
       return;
     }
     run_strided(op, out, in, stream);

@@ -31,6 +31,9 @@ int resolve_device(int device, const char* op);
 // stream and checks, so an asynchronous fault is reported with the op that launched it.
 void check_launch(cudaStream_t stream, const char* kernel);
 bool launch_blocking();
+// The same for a launch through cudaLaunchKernel, whose result is `err`: saves the
+// cudaGetLastError call on the hot path of small ops.
+void check_launched(cudaError_t err, cudaStream_t stream, const char* kernel);
 
 // The calling thread's current stream of `device` as a raw handle (the fast path for kernels).
 cudaStream_t current_stream_handle(int device);

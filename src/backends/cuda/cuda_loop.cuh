@@ -60,8 +60,7 @@ StridedIndexer<N> make_indexer(const Shape& shape, const std::array<const Tensor
   for (int64_t d = 0; d < nd; ++d) {
     if (shape[d] == 1) continue;
     bool merge = out > 0;
-    for (int k = 0; k < N && merge; ++k)
-      merge = ix.strides[k][out - 1] == st[k][d] * shape[d];
+    for (int k = 0; k < N && merge; ++k) merge = ix.strides[k][out - 1] == st[k][d] * shape[d];
     if (merge) {
       ix.sizes[out - 1] *= shape[d];
       for (int k = 0; k < N; ++k) ix.strides[k][out - 1] = st[k][d];
