@@ -293,7 +293,7 @@ TEST_CASE("cuda runtime: DeviceGuard and set_device make a device current and re
 // ---- the caching allocator ----
 
 TEST_CASE("cuda runtime: memory_stats follow allocations, frees, the cache and the peak") {
-  TL_TEST_REQUIRE_CUDA();
+  TL_TEST_REQUIRE_CUDA_CACHING();
   settle();
   const MemoryStats s0 = tl::cuda::memory_stats(0);
   CHECK(s0.allocated >= 0);
@@ -353,7 +353,7 @@ TEST_CASE("cuda runtime: memory_stats follow allocations, frees, the cache and t
 }
 
 TEST_CASE("cuda runtime: a block freed on one stream is reused there, never on another stream") {
-  TL_TEST_REQUIRE_CUDA();
+  TL_TEST_REQUIRE_CUDA_CACHING();
   Tensor m = busy_operand();
   settle();
   Stream a = Stream::create(0), b = Stream::create(0);
@@ -383,7 +383,7 @@ TEST_CASE("cuda runtime: a block freed on one stream is reused there, never on a
 }
 
 TEST_CASE("cuda runtime: record_stream keeps a block from reuse until the other stream ran") {
-  TL_TEST_REQUIRE_CUDA();
+  TL_TEST_REQUIRE_CUDA_CACHING();
   Tensor m = busy_operand();
   settle();
   Stream a = Stream::create(0), b = Stream::create(0);

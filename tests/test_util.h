@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,6 +26,18 @@ inline std::vector<tl::Device> test_devices() {
 
 // Ends a CUDA-only test case on a machine without a usable CUDA device, reporting it as skipped
 // (the suite must pass there).
+// Ends a test of the caching allocator's behaviour when TL_CUDA_NO_CACHING=1 turned caching off
+// (scripts/gpu-check does so for compute-sanitizer memcheck).
+#define TL_TEST_REQUIRE_CUDA_CACHING()                          \
+  do {                                                          \
+    TL_TEST_REQUIRE_CUDA();                                     \
+    const char* no_caching = std::getenv("TL_CUDA_NO_CACHING"); \
+    if (no_caching != nullptr && no_caching[0] == '1') {        \
+      MESSAGE("skipped: TL_CUDA_NO_CACHING=1");                 \
+      return;                                                   \
+    }                                                           \
+  } while (0)
+
 #define TL_TEST_REQUIRE_CUDA()                \
   do {                                        \
     if (!::tensorlet::cuda::is_available()) { \

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backends/wrapping_int.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
@@ -10,22 +11,8 @@
 namespace tensorlet::cpu {
 namespace {
 
-// Signed overflow is undefined in C++ but wraps in PyTorch; doing integer arithmetic in the
-// unsigned type gives the same two's-complement wraparound and still vectorizes.
-template <typename T>
-struct WideOf {
-  using type = T;
-};
-template <>
-struct WideOf<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int64_t> {
-  using type = uint64_t;
-};
-template <typename T>
-using Wide = typename WideOf<T>::type;
+// Integer arithmetic runs in Wide<T> (backends/wrapping_int.h): it wraps as PyTorch's and
+// still vectorizes.
 
 struct AddOp {
   template <typename T>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +26,17 @@ constexpr size_t kLargeRound = 2 * kMiB;
 constexpr size_t kSmallClasses = kSmallMax / kSmallRound;
 // No GPU has this much memory, and larger requests could overflow rounding.
 constexpr size_t kMaxRequest = size_t{1} << 60;
+
+// TL_CUDA_NO_CACHING=1: every tensor gets its own cudaMalloc of exactly its size, freed at once
+// (slow). For compute-sanitizer memcheck, which can then see an access past a tensor's end that
+// would otherwise land inside a larger cached block.
+bool caching_disabled() {
+  static const bool disabled = [] {
+    const char* v = std::getenv("TL_CUDA_NO_CACHING");
+    return v != nullptr && v[0] == '1';
+  }();
+  return disabled;
+}
 
 size_t round_size(size_t n) {
   const size_t step = n <= kSmallMax ? kSmallRound : kLargeRound;
@@ -113,10 +125,15 @@ class CachingDeviceAllocator final : public Allocator {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!pending_.empty()) check(collect_pending(), "cudaEventQuery");
     if (nbytes > kMaxRequest) throw_oom(nbytes);
-    const size_t size = round_size(nbytes);
     StreamFreeLists& lists = lists_for(stream);
-    Block* b = size <= kSmallMax ? take_small(lists, size) : take_large(lists, size);
-    if (b == nullptr) b = new_block(size, lists, nbytes);
+    Block* b = nullptr;
+    if (caching_disabled()) {
+      b = new_block(nbytes, lists, nbytes);
+    } else {
+      const size_t size = round_size(nbytes);
+      b = size <= kSmallMax ? take_small(lists, size) : take_large(lists, size);
+      if (b == nullptr) b = new_block(size, lists, nbytes);
+    }
     b->allocated = true;
     stats_.allocated += static_cast<int64_t>(b->size);
     stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
@@ -132,6 +149,17 @@ class CachingDeviceAllocator final : public Allocator {
       Block* b = it->second;
       b->allocated = false;
       stats_.allocated -= static_cast<int64_t>(b->size);
+      if (caching_disabled()) {
+        // cudaFree waits for the device, so work of any stream still using the block is done.
+        QuietOnDevice on_device(device_);
+        if (cudaFree(b->ptr) != cudaSuccess) (void)cudaGetLastError();
+        if (b->size > kSmallMax) --b->home->large_blocks;
+        stats_.reserved -= static_cast<int64_t>(b->size);
+        ++stats_.num_device_frees;
+        blocks_.erase(it);
+        delete b;
+        return;
+      }
       if (b->uses.empty())
         push_free(b);
       else

@@ -3,6 +3,7 @@
 // maximum/minimum, bool results for comparisons and logical ops.
 #include <type_traits>
 
+#include "backends/wrapping_int.h"
 #include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
 #include "tensor/error.h"
@@ -10,22 +11,7 @@
 namespace tensorlet::cuda {
 namespace {
 
-// Signed overflow is undefined in C++ but wraps in PyTorch: integer arithmetic runs in the
-// unsigned type, which wraps the same way.
-template <typename T>
-struct WideOf {
-  using type = T;
-};
-template <>
-struct WideOf<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int64_t> {
-  using type = uint64_t;
-};
-template <typename T>
-using Wide = typename WideOf<T>::type;
+// Integer arithmetic runs in Wide<T> (backends/wrapping_int.h), which wraps as PyTorch's.
 
 struct AddOp {
   template <typename T>

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "backends/wrapping_int.h"
+
 namespace tensorlet::cuda {
 
 // Batch dims left after collapsing (see cuda_matmul.cu); more than this fall back to copies.
@@ -44,21 +46,10 @@ struct MatmulArgs {
   }
 };
 
-// Integer products accumulate unsigned: wrap-around is then defined and matches the CPU's.
+// Integer products accumulate in Wide<T> (backends/wrapping_int.h): wrap-around is then
+// defined and matches the CPU's.
 template <typename T>
-struct MatmulAccOf {
-  using type = T;
-};
-template <>
-struct MatmulAccOf<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct MatmulAccOf<int64_t> {
-  using type = uint64_t;
-};
-template <typename T>
-using MatmulAcc = typename MatmulAccOf<T>::type;
+using MatmulAcc = Wide<T>;
 
 // A block takes `group` consecutive matrices of the batch at a time: stages their a and b tiles
 // in shared memory (consecutive threads read consecutive elements, so contiguous inputs load
