@@ -1251,3 +1251,47 @@ TEST_CASE("cuda parity: more than 2^31 elements are indexed with 64 bits (large)
   Tensor tail = x.slice(0, n - 5).to(tl::kInt32);
   CHECK(values_of(tail) == std::vector<double>(5, 1));
 }
+
+// ---- whole-tensor comparisons (answered on the device for CUDA tensors) ----
+
+TEST_CASE("cuda parity: equal and allclose give the CPU's answers") {
+  TL_TEST_REQUIRE_CUDA();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor base = random_tensor({7, 33}, tl::kFloat64);
+  Tensor near = base + 1e-9, far = base + 1e-3;
+  Tensor specials = tl::from_vector<double>({nan, inf, -inf, 0.0, -0.0, 1.0});
+  Tensor specials_other = tl::from_vector<double>({nan, inf, -inf, -0.0, 0.0, 1.0 + 1e-12});
+  struct Pair {
+    const char* what;
+    Tensor a, b;
+  };
+  const std::vector<Pair> pairs{
+      {"same", base, base.clone()},
+      {"near", base, near},
+      {"far", base, far},
+      {"float32 vs float64", base.to(tl::kFloat32), base.to(tl::kFloat32).to(tl::kFloat64)},
+      {"int vs float", random_tensor({5, 4}, tl::kInt64), tl::zeros({5, 4})},
+      {"int32 vs int64", tl::arange(0, 20, 1, tl::kInt32), tl::arange(0, 20, 1, tl::kInt64)},
+      {"bool", random_tensor({9}, tl::kBool), random_tensor({9}, tl::kBool)},
+      {"specials", specials, specials_other},
+      {"transposed", base.t(), base.t().contiguous()},
+      {"broadcast", base, base.slice(0, 0, 1)},
+      {"shapes differ", base, base.reshape({33, 7})},
+      {"empty", tl::zeros({0, 3}), tl::zeros({0, 3})},
+  };
+  for (const Pair& p : pairs) {
+    INFO(p.what);
+    Tensor da = same_layout_on(p.a, kCuda), db = same_layout_on(p.b, kCuda);
+    CHECK(tl::equal(da, db) == tl::equal(p.a, p.b));
+    if (std::string(p.what) == "shapes differ") {  // not broadcastable either
+      CHECK_THROWS_AS(tl::allclose(da, db), tl::ShapeError);
+      continue;
+    }
+    for (bool equal_nan : {false, true})
+      for (double rtol : {0.0, 1e-5})
+        for (double atol : {0.0, 1e-8, 1e-2})
+          CHECK(tl::allclose(da, db, rtol, atol, equal_nan) ==
+                tl::allclose(p.a, p.b, rtol, atol, equal_nan));
+  }
+}

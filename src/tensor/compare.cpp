@@ -1,7 +1,12 @@
-// Whole-tensor comparisons that answer on the host: equal and allclose.
+// Whole-tensor comparisons that answer on the host: equal and allclose. CPU tensors are compared
+// on the host; device tensors on the device, with one synchronizing item() for the answer.
 #include <cmath>
+#include <utility>
 
+#include "profiler/op_scope.h"
 #include "tensor/broadcast.h"
+#include "tensor/elementwise.h"
+#include "tensor/reduce.h"
 #include "tensor/tensor.h"
 
 namespace tensorlet {
@@ -14,9 +19,23 @@ static void check_pair(const Tensor& a, const Tensor& b, const char* op) {
                       b.device());
 }
 
+// Both tensors in the dtype the host comparison uses: float64 when either is floating, else
+// int64 (exact for every dtype); as they are when the dtypes already match.
+static std::pair<Tensor, Tensor> in_comparison_dtype(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return {a, b};
+  DType wide = is_floating_point(promote_types(a.dtype(), b.dtype())) ? kFloat64 : kInt64;
+  return {a.to(wide), b.to(wide)};
+}
+
 bool equal(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "tl::equal");
+  profiler::OpScope scope("tl::equal");
   if (!(a.shape() == b.shape())) return false;
+  if (!a.is_cpu()) {
+    if (a.numel() == 0) return true;
+    auto [x, y] = in_comparison_dtype(a, b);
+    return all(eq(x, y)).item<bool>();
+  }
   DType common = promote_types(a.dtype(), b.dtype());
   if (is_floating_point(common)) {
     std::vector<double> va = a.to(kFloat64).to_vector<double>(),
@@ -28,7 +47,16 @@ bool equal(const Tensor& a, const Tensor& b) {
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   check_pair(a, b, "tl::allclose");
+  profiler::OpScope scope("tl::allclose");
   Shape shape = broadcast_shapes(a.shape(), b.shape(), "tl::allclose");
+  if (!a.is_cpu()) {
+    if (shape.numel() == 0) return true;
+    Tensor x = a.to(kFloat64), y = b.to(kFloat64);
+    // NaN fails the distance test; equal infinities pass through x == y.
+    Tensor ok = logical_or(le(abs(x - y), atol + rtol * abs(y)), eq(x, y));
+    if (equal_nan) ok = logical_or(ok, logical_and(ne(x, x), ne(y, y)));
+    return all(ok).item<bool>();
+  }
   std::vector<double> va = a.expand(shape).to(kFloat64).to_vector<double>();
   std::vector<double> vb = b.expand(shape).to(kFloat64).to_vector<double>();
   for (size_t i = 0; i < va.size(); ++i) {
