@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backends/cuda/cuda.h"
+#include "profiler/profile.h"
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/elementwise.h"

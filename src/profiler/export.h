@@ -1,0 +1,19 @@
+// Writers behind Profile::export_chrome_trace and export_stacks (chrome_trace.cpp, stacks.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "profiler/event.h"
+
+namespace tensorlet::profiler {
+
+// Chrome trace JSON of the events (gzip-compressed when path ends in .gz); throws tl::Error when
+// the file cannot be written.
+void write_chrome_trace(const std::vector<Event>& events, const std::string& path);
+// Collapsed stacks: one "frame;frame;frame value" line per distinct stack, value in microseconds
+// of the metric ("self_cpu_time_total" or "self_cuda_time_total").
+void write_stacks(const std::vector<Event>& events, const std::string& path,
+                  const std::string& metric);
+
+}  // namespace tensorlet::profiler
