@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda.h"
 #include "profiler/profile.h"
+#include "profiler/timer.h"
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/elementwise.h"

@@ -11,6 +11,9 @@ namespace tensorlet::profiler {
 // Chrome trace JSON of the events (gzip-compressed when path ends in .gz); throws tl::Error when
 // the file cannot be written.
 void write_chrome_trace(const std::vector<Event>& events, const std::string& path);
+// Whether this build writes .gz traces (zlib found when configured); without it a .gz path
+// throws tl::Error.
+bool chrome_trace_gzip_supported();
 // Collapsed stacks: one "frame;frame;frame value" line per distinct stack, value in microseconds
 // of the metric ("self_cpu_time_total" or "self_cuda_time_total").
 void write_stacks(const std::vector<Event>& events, const std::string& path,

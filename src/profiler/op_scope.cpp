@@ -1,11 +1,10 @@
-// Profiler hook state; the profiler proper (a later issue) records scopes here.
+// The flag every OpScope reads; the recording behind op_begin/op_end lives in recorder.cpp.
 #include "profiler/op_scope.h"
 
 namespace tensorlet::profiler::detail {
 
+// Relaxed is enough: a thread that sees it late misses at most the ops racing with start/stop,
+// and the recorder's own locks order everything it records.
 std::atomic<bool> g_recording{false};
-
-void op_begin(const char*) {}
-void op_end() {}
 
 }  // namespace tensorlet::profiler::detail

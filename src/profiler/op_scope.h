@@ -2,27 +2,43 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 
-namespace tensorlet::profiler {
+namespace tensorlet {
+
+class Tensor;
+class Device;
+
+namespace profiler {
 
 namespace detail {
+// True while some Profile is started anywhere; each thread then finds out whether it records.
 extern std::atomic<bool> g_recording;
 // The innermost op the thread is in, for error messages of asynchronous backends (CUDA).
 inline thread_local const char* t_current_op = nullptr;
 // The outermost op the thread is in (the one the user called), valid while t_current_op is set.
 inline thread_local const char* t_outer_op = nullptr;
-void op_begin(const char* name);
+// Opens a recorded op scope; false when this thread does not record (then no op_end follows).
+bool op_begin(const char* name);
 void op_end();
+// record_shapes / with_flops for the innermost open scope (ignored when the option is off).
+// A null entry stands for a non-tensor argument.
+void op_inputs(std::initializer_list<const Tensor*> inputs);
+void op_inputs(const Tensor* tensors, size_t count);
+void op_flops(int64_t flops);
+// profile_memory: Storage reports each allocation (+bytes) and free (-bytes).
+void memory_event(int64_t bytes, Device device);
 }  // namespace detail
 
 class OpScope {
  public:
   explicit OpScope(const char* name)
       : previous_op_(detail::t_current_op),
-        active_(detail::g_recording.load(std::memory_order_relaxed)) {
+        active_(detail::g_recording.load(std::memory_order_relaxed) && detail::op_begin(name)) {
     if (previous_op_ == nullptr) detail::t_outer_op = name;
     detail::t_current_op = name;
-    if (active_) detail::op_begin(name);
   }
   ~OpScope() {
     if (active_) detail::op_end();
@@ -30,6 +46,22 @@ class OpScope {
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
+
+  // True when this op is being recorded: guard any work done only for the profiler.
+  bool active() const { return active_; }
+  // Input shapes for record_shapes: scope.inputs({&a, &b}); nullptr for a non-tensor argument.
+  void inputs(std::initializer_list<const Tensor*> tensors) const {
+    if (active_) detail::op_inputs(tensors);
+  }
+  // A list argument (cat, stack): one shape per tensor.
+  template <class Container>
+  void inputs_of(const Container& tensors) const {
+    if (active_) detail::op_inputs(tensors.data(), tensors.size());
+  }
+  // Floating-point operations for with_flops (matmul family).
+  void flops(int64_t count) const {
+    if (active_) detail::op_flops(count);
+  }
 
  private:
   const char* previous_op_;
@@ -42,4 +74,5 @@ inline const char* current_op() { return detail::t_current_op; }
 // tl::zeros reports "[tl::zeros]" rather than the tl::empty it calls.
 inline const char* user_op() { return detail::t_current_op ? detail::t_outer_op : nullptr; }
 
-}  // namespace tensorlet::profiler
+}  // namespace profiler
+}  // namespace tensorlet

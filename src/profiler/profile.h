@@ -36,8 +36,8 @@ struct ProfileOptions {
   bool with_flops = false;
   // Record every thread's ops (each on its own track), not only the thread that started.
   bool all_threads = false;
-  std::optional<Schedule> schedule;
-  std::function<void(Profile&)> on_trace_ready;
+  std::optional<Schedule> schedule{};
+  std::function<void(Profile&)> on_trace_ready{};
   // Push an NVTX range per op and user scope, for Nsight Systems.
   bool emit_nvtx = false;
 };
@@ -47,13 +47,15 @@ struct KeyAveragesOptions {
   int group_by_stack_n = 0;  // 0: do not group by stack
 };
 
+// Every member has an initializer so .table({.sort_by = ...}) compiles warning-free under
+// -Wextra (GCC's -Wmissing-field-initializers).
 struct TableOptions {
-  std::string sort_by;  // empty: in order of first appearance; else a key (see valid_sort_keys)
-  int row_limit = 100;  // < 0: no limit
+  std::string sort_by{};  // empty: in order of first appearance; else a key (see valid_sort_keys)
+  int row_limit = 100;    // < 0: no limit
   int max_name_column_width = 55;
-  std::string header;
+  std::string header{};
   bool top_level_events_only = false;
-  std::string time_unit;  // "", "s", "ms", "us": "" scales each value as PyTorch does
+  std::string time_unit{};  // "", "s", "ms", "us": "" scales each value as PyTorch does
 };
 
 // One row of key_averages: every event of one key (name, and shapes/stack when grouped).
@@ -69,6 +71,8 @@ struct EventAverage {
   std::vector<std::string> stack;                  // when grouped by stack (innermost n)
   std::string source;
   bool is_top_level = false;  // some event of this key ran at depth 0
+  // A GPU kernel/copy/memset row: device time only; the CUDA footer sums these rows.
+  bool is_device = false;
 };
 
 class KeyAverages {
@@ -130,6 +134,9 @@ class Profile {
 class RecordFunction {
  public:
   explicit RecordFunction(std::string name,
+                          std::source_location where = std::source_location::current());
+  // A literal label builds no std::string unless a profiler records.
+  explicit RecordFunction(const char* name,
                           std::source_location where = std::source_location::current());
   ~RecordFunction();
   RecordFunction(const RecordFunction&) = delete;

@@ -142,6 +142,7 @@ DType compute_dtype(BinaryOp op, const char* name, const Operand& a, const Opera
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   const char* name = binary_op_name(op);
   profiler::OpScope scope(name);
+  scope.inputs({a.tensor, b.tensor});
   Device device = common_device(name, a, b);
   DType compute = compute_dtype(op, name, a, b);
   Shape shape = broadcast_of(name, a, b);
@@ -164,6 +165,7 @@ bool has_internal_overlap(const Tensor& t) {
 // elements.
 Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& other) {
   profiler::OpScope scope(name);
+  scope.inputs({&self, other.tensor});
   check_defined(self, name);
   const Operand me = of(self);
   Device device = common_device(name, me, other);
@@ -212,6 +214,7 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
 Tensor unary_op(UnaryOp op, const Tensor& a) {
   const char* name = unary_op_name(op);
   profiler::OpScope scope(name);
+  scope.inputs({&a});
   check_defined(a, name);
   DType dtype = a.dtype();
   switch (op) {
@@ -241,6 +244,7 @@ Tensor unary_op(UnaryOp op, const Tensor& a) {
 Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   const char* name = "tl::where";
   profiler::OpScope scope(name);
+  scope.inputs({&cond, a.tensor, b.tensor});
   check_defined(cond, name);
   if (cond.dtype() != kBool)
     fail<DTypeError>(name, "expected a bool condition tensor, got dtype ", cond.dtype());
@@ -268,6 +272,7 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
 Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
   const char* name = "tl::clamp";
   profiler::OpScope scope(name);
+  scope.inputs({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
   check_defined(a, name);
   if (!lo && !hi) fail<Error>(name, "at least one of 'min' or 'max' must be given");
   Device device = a.device();

@@ -49,12 +49,14 @@ void check_index_range(const Tensor& index, int64_t size, int64_t dim, const cha
 
 Tensor nonzero(const Tensor& a) {
   profiler::OpScope scope("tl::nonzero");
+  scope.inputs({&a});
   check_defined(a, "tl::nonzero");
   return backend_for(a.device()).nonzero(a);
 }
 
 std::vector<Tensor> nonzero_tuple(const Tensor& a) {
   profiler::OpScope scope("tl::nonzero_tuple");
+  scope.inputs({&a});
   check_defined(a, "tl::nonzero_tuple");
   // As torch: a 0-dim input counts as 1-D with one element, giving one index tensor.
   Tensor input = a.dim() == 0 ? a.reshape({1}) : a;
@@ -67,6 +69,7 @@ std::vector<Tensor> nonzero_tuple(const Tensor& a) {
 
 Tensor masked_select(const Tensor& a, const Tensor& mask) {
   profiler::OpScope scope("tl::masked_select");
+  scope.inputs({&a, &mask});
   check_defined(a, "tl::masked_select");
   check_defined(mask, "tl::masked_select");
   if (mask.dtype() != kBool)
@@ -78,6 +81,7 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   profiler::OpScope scope("tl::index_select");
+  scope.inputs({&a, nullptr, &index});
   check_defined(a, "tl::index_select");
   check_defined(index, "tl::index_select");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
@@ -108,6 +112,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
 
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   profiler::OpScope scope("tl::gather");
+  scope.inputs({&a, nullptr, &index});
   check_defined(a, "tl::gather");
   check_defined(index, "tl::gather");
   if (index.dtype() != kInt64)

@@ -67,11 +67,13 @@ Tensor cat_checked(const char* op, const std::vector<Tensor>& tensors, int64_t d
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   profiler::OpScope scope("tl::cat");
+  scope.inputs_of(tensors);
   return cat_checked("tl::cat", tensors, dim);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   profiler::OpScope scope("tl::stack");
+  scope.inputs_of(tensors);
   check_list("tl::stack", tensors);
   const Shape& shape = tensors[0].shape();
   for (size_t i = 1; i < tensors.size(); ++i)
@@ -107,6 +109,7 @@ Tensor atleast_3d(const Tensor& a) {
 
 Tensor vstack(const std::vector<Tensor>& tensors) {
   profiler::OpScope scope("tl::vstack");
+  scope.inputs_of(tensors);
   check_list("tl::vstack", tensors);
   std::vector<Tensor> views;
   views.reserve(tensors.size());
@@ -116,6 +119,7 @@ Tensor vstack(const std::vector<Tensor>& tensors) {
 
 Tensor hstack(const std::vector<Tensor>& tensors) {
   profiler::OpScope scope("tl::hstack");
+  scope.inputs_of(tensors);
   check_list("tl::hstack", tensors);
   std::vector<Tensor> views;
   views.reserve(tensors.size());
@@ -125,6 +129,7 @@ Tensor hstack(const std::vector<Tensor>& tensors) {
 
 Tensor dstack(const std::vector<Tensor>& tensors) {
   profiler::OpScope scope("tl::dstack");
+  scope.inputs_of(tensors);
   check_list("tl::dstack", tensors);
   std::vector<Tensor> views;
   views.reserve(tensors.size());

@@ -75,34 +75,50 @@ Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// with_flops: one multiply and one add per term of each output element (2·M·N·K·batch); K is
+// the left operand's last extent, also when it is a vector.
+int64_t matmul_flops(const Tensor& a, const Tensor& out) {
+  return a.dim() == 0 ? 0 : 2 * out.numel() * a.shape().back();
+}
+
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::matmul");
+  scope.inputs({&a, &b});
   check_pair("tl::matmul", a, b);
-  return matmul_checked("tl::matmul", a, b);
+  Tensor out = matmul_checked("tl::matmul", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::mm");
+  scope.inputs({&a, &b});
   check_pair("tl::mm", a, b);
   if (a.dim() != 2 || b.dim() != 2)
     fail<ShapeError>("tl::mm", "expected 2-D tensors, got ", a.shape(), " and ", b.shape());
-  return matmul_checked("tl::mm", a, b);
+  Tensor out = matmul_checked("tl::mm", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::bmm");
+  scope.inputs({&a, &b});
   check_pair("tl::bmm", a, b);
   if (a.dim() != 3 || b.dim() != 3)
     fail<ShapeError>("tl::bmm", "expected 3-D tensors, got ", a.shape(), " and ", b.shape());
   if (a.shape()[0] != b.shape()[0])
     fail<ShapeError>("tl::bmm", "batch sizes differ: ", a.shape(), " @ ", b.shape());
-  return matmul_checked("tl::bmm", a, b);
+  Tensor out = matmul_checked("tl::bmm", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::dot");
+  scope.inputs({&a, &b});
   check_pair("tl::dot", a, b);
   if (a.dim() != 1 || b.dim() != 1)
     fail<ShapeError>("tl::dot", "expected 1-D tensors, got ", a.shape(), " and ", b.shape());
@@ -111,6 +127,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 
 Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
   profiler::OpScope scope("tl::linear");
+  scope.inputs({&x, &w, b ? &*b : nullptr});
   check_pair("tl::linear", x, w);
   if (w.dim() > 2) fail<ShapeError>("tl::linear", "expected a 1-D or 2-D weight, got ", w.shape());
   Tensor wt = w.t();
@@ -118,6 +135,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
     fail<ShapeError>("tl::linear", "inner dimensions differ: input ", x.shape(), " @ weight.T ",
                      wt.shape());
   Tensor out = matmul_checked("tl::linear", x, wt);
+  scope.flops(matmul_flops(x, out));
   if (!b) return out;
   check_defined(*b, "tl::linear");
   if (b->device() != x.device())

@@ -74,6 +74,7 @@ DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
 Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vector<int64_t>& dims,
                  bool keepdim) {
   profiler::OpScope scope(name);
+  scope.inputs({&a});
   check_defined(a, name);
   std::vector<bool> mask = reduce_mask(a, dims, name);
   const DType out_dtype = reduce_out_dtype(op, a.dtype(), name);
@@ -104,6 +105,7 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
 Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::optional<int64_t> dim,
                      bool keepdim) {
   profiler::OpScope scope(name);
+  scope.inputs({&a});
   check_defined(a, name);
   const int64_t nd = a.dim();
   Shape keep = Shape::filled(nd, 1), shape;

@@ -76,6 +76,7 @@ static bool has_internal_overlap(const Tensor& t) {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   profiler::OpScope scope("tl::copy_");
+  scope.inputs({this, &src});
   check_defined(*this, "tl::copy_");
   check_defined(src, "tl::copy_");
   if (has_internal_overlap(*this))
@@ -123,6 +124,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   profiler::OpScope scope("tl::clone");
+  scope.inputs({this});
   Tensor out = make_tensor(shape(), dtype(), device());
   if (numel() > 0) backend_for(device()).copy(*this, out);
   return out;
@@ -131,6 +133,7 @@ Tensor Tensor::clone() const {
 Tensor Tensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   profiler::OpScope scope("tl::to");
+  scope.inputs({this});
   Tensor out = make_tensor(shape(), dtype, device());
   if (numel() > 0) backend_for(device()).copy(*this, out);
   return out;
@@ -139,6 +142,7 @@ Tensor Tensor::to(DType dtype) const {
 Tensor Tensor::to(Device device, bool non_blocking) const {
   if (device == this->device()) return *this;
   profiler::OpScope scope("tl::to");
+  scope.inputs({this});
   // A non-blocking copy to the host lands in pinned memory, so it can run asynchronously.
   const bool pinned = non_blocking && device.is_cpu() && is_cuda();
   Tensor out = make_tensor(shape(), dtype(), device, pinned);

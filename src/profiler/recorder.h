@@ -1,0 +1,124 @@
+// The recorder behind Profile: per-thread event buffers, how a thread learns that it records, and
+// turning raw records into Events. Internal to the profiler.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profiler/event.h"
+#include "profiler/profile.h"
+
+namespace tensorlet::profiler::detail {
+
+// The options a recording thread reads on its hot path, copied so it never touches the Profile.
+struct RecordFlags {
+  bool record_shapes = false;
+  bool profile_memory = false;
+  bool with_flops = false;
+  bool emit_nvtx = false;
+};
+
+// One scope or memory change as recorded, kept small (48 bytes) since every op writes one: op
+// names stay const char* (string literals); what only user scopes or record_shapes need lives in
+// side tables of the buffer.
+struct RawEvent {
+  const char* name;  // ops; nullptr for user scopes and memory
+  int64_t start;     // steady_clock ns
+  int64_t end;       // -1 while open
+  int64_t value;     // ops: flops; memory: bytes (+alloc / -free)
+  int32_t parent;    // index in the same buffer, -1 at top level
+  int32_t scope;     // user scopes: index in Buffer::scopes
+  int32_t depth;
+  EventKind kind;
+  int8_t device_type;  // memory
+  int16_t device_index;
+};
+
+struct UserScopeInfo {
+  std::string name;
+  const char* file;  // std::source_location's file name: static storage
+  uint32_t line;
+};
+
+// Fixed-size blocks: appending never moves what was recorded, and each block is touched only as
+// it fills (no doubling copies, no untouched reserve).
+class EventBlocks {
+ public:
+  static constexpr size_t kBlock = 4096;
+  RawEvent& push() {
+    if (size_ == blocks_.size() * kBlock)
+      blocks_.push_back(std::make_unique_for_overwrite<RawEvent[]>(kBlock));
+    RawEvent& e = blocks_[size_ / kBlock][size_ % kBlock];
+    ++size_;
+    return e;
+  }
+  RawEvent& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  size_t size() const { return size_; }
+
+ private:
+  std::vector<std::unique_ptr<RawEvent[]>> blocks_;
+  size_t size_ = 0;
+};
+
+// One thread's records for one recording; written only by its thread, under ThreadState::lock.
+struct Buffer {
+  uint32_t thread = 0;    // the session's thread number
+  int64_t closed_at = 0;  // when the recording detached it: the end of scopes still open
+  RecordFlags flags;
+  EventBlocks events;
+  std::vector<int32_t> open;  // indices of the open scopes, innermost last
+  std::vector<UserScopeInfo> scopes;
+  std::vector<std::pair<int32_t, std::vector<std::vector<int64_t>>>> shapes;  // record_shapes
+};
+
+struct ThreadState;
+
+// A recording session: what Profile drives. Starting claims the calling thread (or the
+// all-threads slot); recording can be switched on and off (schedule phases) while it stays claimed.
+class Session {
+ public:
+  explicit Session(const ProfileOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Claims the thread / all-threads slot; throws tl::Error when a Profile already records there.
+  void claim();
+  void release();
+  // Starts collecting into fresh buffers (the clock's zero is now).
+  void begin_recording();
+  // Stops collecting; returns the events (scopes still open are closed at this instant).
+  std::vector<Event> end_recording();
+  bool recording() const { return recording_; }
+
+  // Registers a thread joining an all-threads recording (called by the recorder).
+  Buffer* join(const std::shared_ptr<ThreadState>& thread);
+
+ private:
+  std::vector<Event> to_events(std::vector<std::unique_ptr<Buffer>>& buffers) const;
+
+  RecordFlags flags_;
+  bool with_stack_;
+  bool all_threads_;
+  bool claimed_ = false;
+  bool recording_ = false;
+  int64_t origin_ns_ = 0;
+  std::shared_ptr<ThreadState> owner_;  // the starting thread
+  std::mutex mutex_;                    // guards the lists below (joins race with stop)
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::shared_ptr<ThreadState>> threads_;
+};
+
+// Steady-clock nanoseconds, the recorder's time base.
+int64_t now_ns();
+// The calling thread's state (created on first use; shared so a session outlives a thread).
+const std::shared_ptr<ThreadState>& this_thread_state();
+// The recorder's side of RecordFunction.
+bool user_scope_begin(std::string&& name, const char* file, uint32_t line);
+void user_scope_end();
+
+}  // namespace tensorlet::profiler::detail

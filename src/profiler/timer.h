@@ -1,0 +1,148 @@
+// tl::bench: a benchmark Timer (torch.utils.benchmark's Timer/Measurement/Compare) and do_bench.
+//
+//   auto m = tl::bench::Timer("x @ x.T", [&] { tl::matmul(g, g.t()); },
+//                             {.sub_label = "1024", .device = tl::Device::cuda(0)})
+//                .blocked_autorange();
+//   std::cout << m;                              // median, IQR, blocks, runs per block, warnings
+//   std::cout << tl::bench::Compare({m1, m2});   // rows: sub_label, columns: description
+//   auto ms = tl::bench::do_bench([&] { ... });  // CUDA events per call, L2 flushed: {p20, p50,
+//   p80}
+//
+// Why the Timer can be trusted on asynchronous GPU code: with a CUDA device it waits for the
+// device before starting the clock and again before stopping it, so a block's time is that of the
+// work it enqueued, not of enqueueing it; and it always runs the function before timing it, so
+// first-use costs (context, handles, allocator growth, thread pools) stay out of the numbers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tensor/device.h"
+
+namespace tensorlet::bench {
+
+struct TimerOptions {
+  std::string sub_label{};    // the row of a Compare table (e.g. the input size)
+  std::string description{};  // the column of a Compare table (e.g. the implementation)
+  // cpu, or cuda:N: then the Timer synchronizes that device around every timed block.
+  Device device = Device::cpu();
+  // When > 0: tl::set_num_threads(num_threads) while measuring, the previous count restored after.
+  int num_threads = 0;
+};
+
+// The result of a measurement: one time per timed block, each already divided by the calls in it.
+// Fields are public so measurements can be built from recorded numbers (and tested); the
+// statistics are computed from raw_times on each call.
+struct Measurement {
+  std::string label;
+  std::string sub_label;
+  std::string description;
+  int64_t number_per_run = 1;     // calls of the function in each timed block
+  std::vector<double> raw_times;  // seconds per call, one entry per block
+  int num_threads = 1;            // the thread count in effect while measuring
+  Device device = Device::cpu();
+
+  // Order statistics with linear interpolation between the sorted times (numpy's default), so
+  // they match torch.utils.benchmark's. All are 0 for a measurement without times.
+  double median() const;
+  double mean() const;
+  double quantile(double q) const;  // q in [0, 1]
+  double iqr() const;               // quantile(0.75) - quantile(0.25)
+  // IQR / median: the spread the warnings and Compare's highlighting look at.
+  double relative_iqr() const;
+  // Warnings as printed under the measurement: the IQR above 10% of the median (above 25%: a
+  // gross one), or fewer than 4 blocks (a spread cannot be estimated from so few).
+  std::vector<std::string> warnings() const;
+  bool has_warnings() const { return !warnings().empty(); }
+  // The name of the measurement's row in Compare: sub_label, or label when there is none.
+  std::string row_name() const;
+};
+
+// Prints like PyTorch's Measurement repr:
+//   <tl::bench::Measurement>
+//   label: sub_label
+//     description
+//     Median: 5.73 us
+//     IQR:    2.25 us (4.01 to 6.26)
+//     372 measurements, 100 runs per measurement, 1 thread
+//     WARNING: Interquartile range is 39.4% of the median measurement.
+//              This suggests significant environmental influence.
+std::ostream& operator<<(std::ostream& os, const Measurement& m);
+
+// The unit a time in seconds reads best in ("ns", "us", "ms", "s") and its size in seconds.
+struct TimeUnit {
+  const char* name;
+  double scale;
+};
+TimeUnit select_unit(double seconds);
+
+class Timer {
+ public:
+  Timer(std::string label, std::function<void()> fn, TimerOptions options = {});
+
+  // Runs fn n times in one timed block, after a warm-up block of max(1, n / 100) calls.
+  Measurement timeit(int64_t n = 1000000);
+  // Grows the calls per block (one warm-up call first, then blocks of 1, then more calls each
+  // time) until a block takes >= 10 ms or longer than min_run_time, then times blocks of that
+  // size until their total reaches min_run_time.
+  Measurement blocked_autorange(double min_run_time = 0.2);
+  // The block size as in blocked_autorange, then blocks until at least 4 were timed, their total
+  // reaches min_run_time and IQR / median < threshold, or their total passes max_run_time (then
+  // the result keeps its warning).
+  Measurement adaptive_autorange(double threshold = 0.1, double max_run_time = 10.0,
+                                 double min_run_time = 0.01);
+
+  const TimerOptions& options() const { return options_; }
+
+ private:
+  double time_block(int64_t calls);  // seconds for `calls` calls, the device idle at both ends
+  int64_t estimate_block_size(double min_run_time);
+  Measurement measure(int64_t number, double min_run_time, double max_run_time, double threshold);
+  Measurement make_measurement(int64_t number, std::vector<double> block_seconds) const;
+
+  std::string label_;
+  std::function<void()> fn_;
+  TimerOptions options_;
+};
+
+// Several measurements as PyTorch's Compare prints them: one table per label, a row per
+// sub_label (grouped under "N threads:" lines), a column per description, every median in the
+// table's common unit. Measurements with the same label, sub_label, description and thread count
+// are merged (their per-call times pooled), as PyTorch does with replicates.
+class Compare {
+ public:
+  explicit Compare(std::vector<Measurement> results);
+  void extend_results(const std::vector<Measurement>& results);
+  // Adds " (! XX%)" beside each median whose measurement has warnings (XX = IQR / median).
+  void highlight_warnings() { highlight_warnings_ = true; }
+  std::string str() const;
+  void print() const;  // str() on stdout
+
+ private:
+  std::vector<Measurement> results_;
+  bool highlight_warnings_ = false;
+};
+std::ostream& operator<<(std::ostream& os, const Compare& compare);
+
+struct DoBenchOptions {
+  double warmup_ms = 25;  // device time spent running fn before measuring
+  double rep_ms = 100;    // device time to spend measuring; sets the number of timed calls
+  // Zero a 256 MiB buffer before each timed call, so fn starts with a cold L2 cache rather than
+  // finding its inputs left there by the previous call.
+  bool flush_l2 = true;
+  std::vector<double> quantiles = {0.2, 0.5, 0.8};
+  int device = -1;  // the CUDA device (-1: the current one); events go on its current stream
+};
+
+// Triton's do_bench: each timed call between its own pair of CUDA events on the current stream,
+// no host clock and no synchronize in between, so the numbers are device time only. Returns the
+// requested quantiles of the per-call times in milliseconds (linear interpolation, in the order
+// asked). CUDA only: without a usable CUDA device it throws DeviceError "[tl::bench::do_bench]
+// ...", because a host-clock fallback would measure something else under the same name; use Timer
+// for CPU code.
+std::vector<double> do_bench(const std::function<void()>& fn, const DoBenchOptions& options = {});
+
+}  // namespace tensorlet::bench
