@@ -7,6 +7,7 @@
 
 #include <tensorlet.h>
 namespace tl = tensorlet;
+namespace prof = tl::profiler;
 
 namespace {
 
@@ -33,6 +34,22 @@ double best_seconds(bool gpu, int reps, const std::function<void()>& work) {
 
 const char* kNeedsGpu = "(needs a CUDA GPU)";
 
+// Runs `work` once more under the profiler and prints its key_averages table, as the classic
+// notebook does after each run: which ops ran, how many times, and where the time went. A separate
+// run, so the profiler's own cost stays out of the times printed above it.
+void print_profile(const char* what, bool gpu, const std::function<void()>& work) {
+  prof::ProfileOptions options;
+  if (gpu) options.activities = {prof::Activity::CPU, prof::Activity::CUDA};
+  if (gpu) tl::cuda::synchronize();
+  prof::Profile profile(options);
+  work();
+  if (gpu) tl::cuda::synchronize();
+  profile.stop();
+  const char* sort_by = gpu ? "self_cuda_time_total" : "self_cpu_time_total";
+  std::printf("   Profile of %s, sorted by %s:\n%s\n", what, sort_by,
+              profile.key_averages().table({.sort_by = sort_by, .row_limit = 5}).c_str());
+}
+
 // "the GPU is 12.3x slower" or "... faster": how `name` (taking t) compares with taking `other`.
 std::string verdict(const char* name, double t, double other) {
   char buf[64];
@@ -56,13 +73,16 @@ void tiny_matmuls(bool gpu_ok) {
   };
   const double cpu = best_seconds(false, 3, loop(x));
   std::printf("   CPU: %8.2f ms  (%.2f us per matmul)\n", cpu * 1e3, cpu * 1e6 / kCalls);
+  print_profile("the CPU loop", false, loop(x));
   if (!gpu_ok) {
     std::printf("   GPU: %s\n\n", kNeedsGpu);
     return;
   }
-  const double gpu = best_seconds(true, 3, loop(x.cuda()));
+  const tl::Tensor xg = x.cuda();
+  const double gpu = best_seconds(true, 3, loop(xg));
   std::printf("   GPU: %8.2f ms  (%.2f us per matmul): %s\n", gpu * 1e3, gpu * 1e6 / kCalls,
               verdict("the GPU", gpu, cpu).c_str());
+  print_profile("the GPU loop", true, loop(xg));
   std::printf(
       "   Why: 27 multiply-adds take the CPU nanoseconds, while every GPU op costs a kernel\n"
       "   launch, microseconds of driver work on the host, whatever the size of the kernel.\n\n");
@@ -92,11 +112,13 @@ void large_matmuls(bool gpu_ok) {
     return;
   }
   tl::Tensor xg = tl::rand({kN, kN}, tl::Device::cuda(0));
-  const double gpu = best_seconds(true, 1, [&] {
+  auto products = [&] {
     for (int i = 0; i < kCalls; ++i) (void)tl::matmul(xg, xg.t());
-  });
+  };
+  const double gpu = best_seconds(true, 1, products);
   std::printf("   GPU: %8.3f s  (%.1f TFLOP/s, float32 without TF32): %s\n", gpu, flop / gpu / 1e12,
               verdict("the GPU", gpu, cpu).c_str());
+  print_profile("the GPU products", true, products);
   std::printf(
       "   Why: 2 x 10^12 flops per product keep the GPU's thousands of cores busy for tens of\n"
       "   milliseconds, so the launch costs nothing next to it, and the GPU's arithmetic\n"
@@ -128,6 +150,7 @@ void loop_vs_batched(bool gpu_ok) {
   const double cpu_batched = best_seconds(false, 3, batched(tl::Device::cpu()));
   std::printf("   CPU: loop %8.2f ms, batched %8.3f ms: %s\n", cpu_loop * 1e3, cpu_batched * 1e3,
               verdict("batched", cpu_batched, cpu_loop).c_str());
+  print_profile("the CPU loop", false, loop(tl::Device::cpu()));
   if (!gpu_ok) {
     std::printf("   GPU: %s\n\n", kNeedsGpu);
     return;
@@ -137,6 +160,8 @@ void loop_vs_batched(bool gpu_ok) {
   const double gpu_batched = best_seconds(true, 3, batched(gpu));
   std::printf("   GPU: loop %8.2f ms, batched %8.3f ms: %s\n", gpu_loop * 1e3, gpu_batched * 1e3,
               verdict("batched", gpu_batched, gpu_loop).c_str());
+  print_profile("the GPU loop", true, loop(gpu));
+  print_profile("the GPU batched version", true, batched(gpu));
   std::printf(
       "   Why: the loop launches %d kernels of 100 elements each, so it runs at the speed of\n"
       "   kernel launches; the batched version launches two kernels over 2 million elements,\n"

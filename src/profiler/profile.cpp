@@ -43,7 +43,7 @@ struct Profile::State {
   explicit State(ProfileOptions o) : options(std::move(o)), session(options) {
     has_cuda = std::find(options.activities.begin(), options.activities.end(), Activity::CUDA) !=
                options.activities.end();
-    // GPU activity comes with the CUPTI work; until then the table says why its CUDA columns
+    // Until a recording says how GPU time was measured, the table says why its CUDA columns
     // are empty rather than showing zeros as if measured.
     if (has_cuda) cuda_note = "CUDA activity not recorded yet (CPU events only)";
   }
@@ -57,6 +57,11 @@ struct Profile::State {
 
   Phase phase() const {
     return options.schedule ? phase_of(*options.schedule, step) : Phase::Record;
+  }
+  // The events of a finished recording, with the note on how their GPU time was measured.
+  void deliver(std::vector<Event>&& recorded) {
+    events = std::move(recorded);
+    if (has_cuda) cuda_note = session.gpu_note();
   }
   void ready(Profile& profile) {
     if (options.on_trace_ready) options.on_trace_ready(profile);
@@ -98,7 +103,7 @@ void Profile::stop() {
   s.running = false;
   // As torch.profiler: stopping inside active steps delivers what they recorded; warmup is dropped.
   if (was_recording && records(phase)) {
-    s.events = std::move(events);
+    s.deliver(std::move(events));
     s.ready(*this);
   }
 }
@@ -112,7 +117,7 @@ void Profile::step() {
   ++s.step;
   const Phase after = s.phase();
   if (before == Phase::RecordAndSave) {
-    s.events = s.session.end_recording();
+    s.deliver(s.session.end_recording());
     s.ready(*this);
   } else if (s.session.recording() && (before == Phase::Warmup) != (after == Phase::Warmup)) {
     // Leaving warmup: what it recorded only warmed the recorder up.

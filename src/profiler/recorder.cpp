@@ -13,6 +13,8 @@
 #include "tensor/error.h"
 #include "tensor/tensor.h"
 
+#include "profiler/gpu_trace.h"
+
 #if defined(TL_WITH_CUDA)
 #include <nvtx3/nvToolsExt.h>
 #endif
@@ -140,7 +142,11 @@ void close_scope() {
     std::lock_guard guard(ts->lock);
     Buffer* b = ts->buffer;
     if (b == nullptr || b->open.empty()) return;
-    b->events[b->open.back()].end = t;
+    RawEvent& e = b->events[b->open.back()];
+    e.end = t;
+#if defined(TL_WITH_CUDA)
+    if (b->flags.gpu != GpuMode::Off) gpu_scope_end(*b, e);
+#endif
     b->open.pop_back();
     nvtx = b->flags.emit_nvtx;
   }
@@ -150,6 +156,15 @@ void close_scope() {
 std::vector<int64_t> shape_of(const Tensor* t) {
   if (t == nullptr || !t->defined()) return {};
   return t->shape().vec();
+}
+
+bool on_cuda(const Tensor* t) { return t != nullptr && t->defined() && t->device().is_cuda(); }
+
+// CUDA-event fallback: only ops that touched CUDA get GPU time.
+void mark_cuda([[maybe_unused]] Buffer& b) {
+#if defined(TL_WITH_CUDA)
+  gpu_mark_cuda(b);
+#endif
 }
 
 std::string_view base_name(const char* path) {
@@ -179,6 +194,10 @@ bool op_begin(const char* name) {
   if (b == nullptr) return false;
   RawEvent& e = open_scope(*b, EventKind::Op);
   e.name = name;
+#if defined(TL_WITH_CUDA)
+  if (b->flags.gpu != GpuMode::Off)
+    gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1);
+#endif
   const bool nvtx = b->flags.emit_nvtx;
   e.start = now_ns();
   ts->lock.unlock();
@@ -198,6 +217,10 @@ bool user_scope_begin(std::string&& name, const char* file, uint32_t line) {
   const UserScopeInfo& info = b->scopes.emplace_back(std::move(name), file, line);
   // The name is pushed under the lock: the table may move the string once we let go.
   if (b->flags.emit_nvtx) nvtx_push(info.name.c_str());
+#if defined(TL_WITH_CUDA)
+  if (b->flags.gpu != GpuMode::Off)
+    gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1);
+#endif
   e.start = now_ns();
   ts->lock.unlock();
   return true;
@@ -210,7 +233,12 @@ void op_inputs(const Tensor* tensors, size_t count) {
   if (ts == nullptr) return;
   std::lock_guard guard(ts->lock);
   Buffer* b = ts->buffer;
-  if (b == nullptr || !b->flags.record_shapes || b->open.empty()) return;
+  if (b == nullptr) return;
+  if (b->flags.gpu == GpuMode::Events) {
+    for (size_t i = 0; i < count; ++i)
+      if (on_cuda(tensors + i)) mark_cuda(*b);
+  }
+  if (!b->flags.record_shapes || b->open.empty()) return;
   auto& shapes = b->shapes.emplace_back(b->open.back(), std::vector<std::vector<int64_t>>{}).second;
   shapes.reserve(count);
   for (size_t i = 0; i < count; ++i) shapes.push_back(shape_of(tensors + i));
@@ -221,7 +249,12 @@ void op_inputs(std::initializer_list<const Tensor*> inputs) {
   if (ts == nullptr) return;
   std::lock_guard guard(ts->lock);
   Buffer* b = ts->buffer;
-  if (b == nullptr || !b->flags.record_shapes || b->open.empty()) return;
+  if (b == nullptr) return;
+  if (b->flags.gpu == GpuMode::Events) {
+    for (const Tensor* t : inputs)
+      if (on_cuda(t)) mark_cuda(*b);
+  }
+  if (!b->flags.record_shapes || b->open.empty()) return;
   auto& shapes = b->shapes.emplace_back(b->open.back(), std::vector<std::vector<int64_t>>{}).second;
   shapes.reserve(inputs.size());
   for (const Tensor* t : inputs) shapes.push_back(shape_of(t));
@@ -241,6 +274,7 @@ void memory_event(int64_t bytes, Device device) {
   if (ts == nullptr) return;
   Buffer* b = lock_buffer(*ts);
   if (b == nullptr) return;
+  if (device.is_cuda()) mark_cuda(*b);
   if (b->flags.profile_memory) {
     RawEvent& e = push_event(*b, EventKind::Memory);
     e.value = bytes;
@@ -256,7 +290,9 @@ void memory_event(int64_t bytes, Device device) {
 Session::Session(const ProfileOptions& options)
     : flags_{options.record_shapes, options.profile_memory, options.with_flops, options.emit_nvtx},
       with_stack_(options.with_stack),
-      all_threads_(options.all_threads) {}
+      all_threads_(options.all_threads),
+      cuda_(std::find(options.activities.begin(), options.activities.end(), Activity::CUDA) !=
+            options.activities.end()) {}
 
 Session::~Session() {
   if (recording_) end_recording();
@@ -295,10 +331,21 @@ void Session::release() {
 }
 
 void Session::begin_recording() {
+  const int64_t origin = now_ns();
+  // GPU timing starts before any thread joins: joining copies flags_, mode included.
+  gpu_recorded_ = false;
+  gpu_note_ = cuda_ ? "CUDA activity not recorded yet (CPU events only)" : "";
+#if defined(TL_WITH_CUDA)
+  if (cuda_) {
+    gpu_ = gpu_begin(origin);
+    flags_.gpu = gpu_->mode;
+    gpu_note_ = gpu_->note;
+  }
+#endif
   {
     std::lock_guard guard(mutex_);
     buffers_.clear();
-    origin_ns_ = now_ns();
+    origin_ns_ = origin;
     recording_ = true;
   }
   {
@@ -332,6 +379,10 @@ std::vector<Event> Session::end_recording() {
     if (--g_recording_sessions == 0) g_recording.store(false, std::memory_order_relaxed);
   }
   std::vector<std::unique_ptr<Buffer>> buffers;
+  // The stopping thread's buffer: GPU timing unwinds what its still-open scopes pushed. t_state,
+  // not this_thread_state(): a Profile may stop during thread exit.
+  [[maybe_unused]] const ThreadState* me = t_state;
+  [[maybe_unused]] Buffer* mine = nullptr;
   {
     std::lock_guard guard(mutex_);
     recording_ = false;
@@ -341,12 +392,25 @@ std::vector<Event> Session::end_recording() {
       if (ts->buffer_session == this) {
         // Taken under the lock: every close this buffer saw read the clock before it.
         ts->buffer->closed_at = now_ns();
+        if (ts.get() == me) mine = ts->buffer;
         ts->buffer = nullptr;
         ts->buffer_session = nullptr;
       }
     }
     buffers.swap(buffers_);
   }
+#if defined(TL_WITH_CUDA)
+  if (gpu_ != nullptr) {
+    gpu_end(*gpu_, buffers, mine);
+    std::vector<Event> events = to_events(buffers);
+    gpu_merge(*gpu_, events);
+    gpu_recorded_ = gpu_->mode != GpuMode::Off;
+    gpu_note_ = gpu_->note;
+    gpu_.reset();
+    flags_.gpu = GpuMode::Off;
+    return events;
+  }
+#endif
   return to_events(buffers);
 }
 
@@ -376,6 +440,9 @@ std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buff
       }
       e.depth = r.depth;
       e.thread = b->thread;
+      // GPU timing links device work to its scope by this key (gpu_merge clears it).
+      if (flags_.gpu != GpuMode::Off && r.kind != EventKind::Memory)
+        e.correlation = gpu_scope_key(b->thread, static_cast<int32_t>(i));
       // A scope still open at stop ends there; one opened before the recording is not in it.
       e.start_ns = r.start - origin_ns_;
       e.end_ns = (r.end < 0 ? b->closed_at : r.end) - origin_ns_;

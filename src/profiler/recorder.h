@@ -14,12 +14,25 @@
 
 namespace tensorlet::profiler::detail {
 
+// How a recording times GPU work: not at all, CUPTI activity records, or CUDA-event pairs per op.
+enum class GpuMode : uint8_t { Off, Cupti, Events };
+
+// CUDA-event fallback: the event pair around one op (the op's RawEvent::scope indexes these).
+struct GpuMark {
+  int32_t index;          // the op's record in the buffer
+  int device;             // where the events were recorded
+  bool cuda = false;      // the op had CUDA inputs or allocated CUDA memory
+  void* start = nullptr;  // cudaEvent_t
+  void* end = nullptr;
+};
+
 // The options a recording thread reads on its hot path, copied so it never touches the Profile.
 struct RecordFlags {
   bool record_shapes = false;
   bool profile_memory = false;
   bool with_flops = false;
   bool emit_nvtx = false;
+  GpuMode gpu = GpuMode::Off;  // how this recording times GPU work (gpu_trace.h)
 };
 
 // One scope or memory change as recorded, kept small (48 bytes) since every op writes one: op
@@ -73,9 +86,11 @@ struct Buffer {
   std::vector<int32_t> open;  // indices of the open scopes, innermost last
   std::vector<UserScopeInfo> scopes;
   std::vector<std::pair<int32_t, std::vector<std::vector<int64_t>>>> shapes;  // record_shapes
+  std::vector<GpuMark> gpu_marks;                                             // GpuMode::Events
 };
 
 struct ThreadState;
+class GpuSession;
 
 // A recording session: what Profile drives. Starting claims the calling thread (or the
 // all-threads slot); recording can be switched on and off (schedule phases) while it stays claimed.
@@ -94,6 +109,10 @@ class Session {
   // Stops collecting; returns the events (scopes still open are closed at this instant).
   std::vector<Event> end_recording();
   bool recording() const { return recording_; }
+  // Activity::CUDA: whether GPU time is in the events of the last recording, and what the table
+  // should say about how it was measured (or why it is missing).
+  bool gpu_recorded() const { return gpu_recorded_; }
+  const std::string& gpu_note() const { return gpu_note_; }
 
   // Registers a thread joining an all-threads recording (called by the recorder).
   Buffer* join(const std::shared_ptr<ThreadState>& thread);
@@ -106,6 +125,10 @@ class Session {
   bool all_threads_;
   bool claimed_ = false;
   bool recording_ = false;
+  bool cuda_ = false;  // Activity::CUDA requested
+  bool gpu_recorded_ = false;
+  std::string gpu_note_;
+  std::unique_ptr<GpuSession> gpu_;
   int64_t origin_ns_ = 0;
   std::shared_ptr<ThreadState> owner_;  // the starting thread
   std::mutex mutex_;                    // guards the lists below (joins race with stop)

@@ -1,0 +1,30 @@
+// CUPTI activity tracing for the profiler: kernels, copies, memsets and runtime calls, tied back to
+// the recorded scope that issued them through external correlation ids (as Kineto does).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/event.h"
+
+namespace tensorlet::profiler::detail::cupti {
+
+// Enables activity collection; returns "" on success, else why CUPTI cannot be used (the caller
+// then falls back to CUDA events). origin_ns: the profile clock's zero (steady_clock ns).
+std::string start(int64_t origin_ns);
+// The recorded scope a thread is in, for the runtime calls it makes meanwhile.
+void push_scope(uint64_t external_id);
+void pop_scope();
+
+struct Collected {
+  std::vector<Event> device;   // kernels, copies, memsets (parent unset; correlation set)
+  std::vector<Event> runtime;  // runtime calls (thread and parent unset; correlation set)
+  std::unordered_map<uint64_t, uint64_t> external;  // correlation id -> external id
+  uint64_t dropped = 0;                             // records CUPTI could not store
+};
+// Waits for the devices, flushes, disables collection and returns the records on the profile clock.
+Collected stop();
+
+}  // namespace tensorlet::profiler::detail::cupti

@@ -1,0 +1,59 @@
+// GPU time for a recording: picks CUPTI or the CUDA-event fallback at start, hooks the recorder's
+// scopes, and at stop adds kernels, copies and runtime calls to the events, linked to their ops.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/event.h"
+#include "profiler/recorder.h"
+
+namespace tensorlet::profiler::detail {
+
+// The id a recorded scope is known by to CUPTI (external correlation id) and to the fallback:
+// unique within a recording, and computable both at op_begin and when events are built.
+inline uint64_t gpu_scope_key(uint32_t thread, int32_t index) {
+  return (uint64_t{thread} << 32) | static_cast<uint32_t>(index + 1);
+}
+
+// What one recording collected on the GPU side; plain data so every build can destroy it.
+class GpuSession {
+ public:
+  GpuMode mode = GpuMode::Off;
+  std::string note;  // for the table header; "" when CUPTI recorded everything
+  int64_t origin_ns = 0;
+  // CUPTI
+  std::vector<Event> device, runtime;
+  std::unordered_map<uint64_t, uint64_t> external;  // correlation id -> scope key
+  uint64_t dropped = 0;
+  // CUDA events: per op, its key, device and GPU time between its events (-1: not measured).
+  struct Timed {
+    uint64_t key;
+    int device;
+    bool cuda;
+    double elapsed_ms;
+  };
+  std::vector<Timed> timed;
+};
+
+#if defined(TL_WITH_CUDA)
+// Starts GPU timing for a recording whose clock starts at origin_ns; never throws.
+std::unique_ptr<GpuSession> gpu_begin(int64_t origin_ns);
+// Hot path, called with the thread's lock held, only when the buffer's mode is not Off.
+void gpu_scope_begin(Buffer& b, RawEvent& e, int32_t index);
+void gpu_scope_end(Buffer& b, const RawEvent& e);
+// The innermost open op touched CUDA (CUDA-event mode: only such ops get GPU time).
+void gpu_mark_cuda(Buffer& b);
+// Once the buffers are detached: waits for the GPU, collects records / event times. `mine` (may
+// be null): the stopping thread's buffer, whose scopes still open give back their CUPTI ids now
+// (they will close outside this recording); other threads' stay pushed until they close.
+void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers, const Buffer* mine);
+// Adds the GPU events to the recording's events (whose scopes carry their key in correlation),
+// renumbering ids in time order.
+void gpu_merge(GpuSession& s, std::vector<Event>& events);
+#endif
+
+}  // namespace tensorlet::profiler::detail
