@@ -144,6 +144,14 @@ StepResult run_step(const char* title, const char* lesson, const MaskModule& mod
   std::printf("%s\n", grouped.table({.sort_by = "self_cpu_time_total", .row_limit = 5}).c_str());
   if (gpu)
     std::printf("%s\n", grouped.table({.sort_by = "self_cuda_time_total", .row_limit = 5}).c_str());
+  // The module's two scopes side by side: top-level rows only, so LINEAR PASS shows even when its
+  // ops are too cheap to reach the top five above.
+  std::printf("%s\n", profile.key_averages()
+                          .table({.sort_by = gpu ? "cuda_time_total" : "cpu_time_total",
+                                  .row_limit = 5,
+                                  .header = "The module's scopes (top-level rows only)",
+                                  .top_level_events_only = true})
+                          .c_str());
   summarize(profile.key_averages(), gpu);
   std::printf("   %s\n", lesson);
   std::printf(
