@@ -21,14 +21,14 @@ enum class EventKind : uint8_t {
 };
 
 struct Event {
-  std::string name;                // "tl::add", "LINEAR PASS", a kernel's name, "[memory]"
+  std::string name;  // "tl::add", "LINEAR PASS", a kernel's name, "[memory]"
   EventKind kind = EventKind::Op;
-  int64_t id = 0;                  // unique within a profile, > 0
-  int64_t parent = 0;              // id of the innermost enclosing Op/UserScope on the same
-                                   // thread, 0 at top level; for GPU events: the op that launched
-                                   // them (through the correlation id), 0 when unknown
-  int depth = 0;                   // nesting depth on its thread (0: top level)
-  uint32_t thread = 0;             // the recorder's thread number (1, 2, ... in order of first use)
+  int64_t id = 0;       // unique within a profile, > 0
+  int64_t parent = 0;   // id of the innermost enclosing Op/UserScope on the same
+                        // thread, 0 at top level; for GPU events: the op that launched
+                        // them (through the correlation id), 0 when unknown
+  int depth = 0;        // nesting depth on its thread (0: top level)
+  uint32_t thread = 0;  // the recorder's thread number (1, 2, ... in order of first use)
   int64_t start_ns = 0, end_ns = 0;  // nanoseconds on the profiler's clock (steady_clock since
                                      // the profile started); GPU events are mapped onto it
   // record_shapes: the input tensors' shapes (empty entry for a non-tensor argument).

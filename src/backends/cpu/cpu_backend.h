@@ -8,9 +8,9 @@ namespace tensorlet::cpu {
 class CpuBackend final : public Backend {
  public:
   Allocator& allocator(Device device) override;
-  void copy(const Tensor& src, const Tensor& out, bool non_blocking) override;              // cpu_copy.cpp
-  void fill(const Tensor& out, Scalar value) override;                   // cpu_copy.cpp
-  void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;  // cpu_unary.cpp
+  void copy(const Tensor& src, const Tensor& out, bool non_blocking) override;  // cpu_copy.cpp
+  void fill(const Tensor& out, Scalar value) override;                          // cpu_copy.cpp
+  void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;         // cpu_unary.cpp
   void binary(BinaryOp op, const Tensor& a, const Tensor& b,
               const Tensor& out) override;  // cpu_binary.cpp
   void where(const Tensor& cond, const Tensor& a, const Tensor& b,
