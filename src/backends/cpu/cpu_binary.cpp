@@ -45,25 +45,6 @@ struct DivOp {
   }
 };
 
-// Integer powers follow PyTorch: exact (wrapping) repeated squaring; a negative exponent gives
-// 1 for base 1, +-1 for base -1 and 0 otherwise (the front-end rejects negative scalar exponents).
-template <typename T>
-T int_pow(T base, T exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
-    return 0;
-  }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = static_cast<U>(base);
-  while (exp != 0) {
-    if (exp & 1) result *= b;
-    b *= b;
-    exp >>= 1;
-  }
-  return static_cast<T>(result);
-}
-
 struct PowOp {
   template <typename T>
   T operator()(T a, T b) const {

@@ -44,25 +44,6 @@ struct DivOp {
   }
 };
 
-// Integer powers as PyTorch: exact (wrapping) repeated squaring; a negative exponent gives 1 for
-// base 1, +-1 for base -1 and 0 otherwise.
-template <typename T>
-__device__ __forceinline__ T int_pow(T base, T exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
-    return 0;
-  }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = static_cast<U>(base);
-  while (exp != 0) {
-    if (exp & 1) result *= b;
-    b *= b;
-    exp >>= 1;
-  }
-  return static_cast<T>(result);
-}
-
 // x ** 2 is x * x, as on the CPU (where it is a fast path): the same correctly rounded value,
 // which the device pow does not promise.
 struct PowOp {
