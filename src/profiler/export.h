@@ -1,12 +1,17 @@
 // Writers behind Profile::export_chrome_trace and export_stacks (chrome_trace.cpp, stacks.cpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "profiler/event.h"
 
 namespace tensorlet::profiler {
+
+// Python's str() of a list of lists, as PyTorch prints input shapes: "[[2, 3], [], [4]]"
+// (key_averages.cpp; the table prints it too).
+std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes);
 
 // Chrome trace JSON of the events (gzip-compressed when path ends in .gz); throws tl::Error when
 // the file cannot be written.

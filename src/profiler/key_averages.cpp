@@ -21,15 +21,6 @@ KeyAverages::KeyAverages(std::vector<EventAverage> rows, bool has_cuda, bool has
       has_flops_(has_flops),
       cuda_note_(std::move(cuda_note)) {}
 
-namespace {
-
-bool is_scope(const Event& e) { return e.kind == EventKind::Op || e.kind == EventKind::UserScope; }
-// Host-side intervals that nest inside a scope and so count against its self CPU time: scopes
-// and CUDA runtime calls (cudaLaunchKernel is a child of the op that launched, as in PyTorch).
-bool is_cpu_interval(const Event& e) { return is_scope(e) || e.kind == EventKind::Runtime; }
-bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
-
-// Python's str() of a list of lists, as PyTorch prints input shapes: "[[2, 3], [], [4]]".
 std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes) {
   std::string s = "[";
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -43,6 +34,14 @@ std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes) {
   }
   return s + "]";
 }
+
+namespace {
+
+bool is_scope(const Event& e) { return e.kind == EventKind::Op || e.kind == EventKind::UserScope; }
+// Host-side intervals that nest inside a scope and so count against its self CPU time: scopes
+// and CUDA runtime calls (cudaLaunchKernel is a child of the op that launched, as in PyTorch).
+bool is_cpu_interval(const Event& e) { return is_scope(e) || e.kind == EventKind::Runtime; }
+bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
 // Per-event sums, indexed like the events vector.
 struct Sums {

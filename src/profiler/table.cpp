@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/export.h"
 #include "profiler/profile.h"
 #include "tensor/error.h"
 
@@ -50,20 +51,6 @@ std::string format_memory(int64_t bytes) {
   if (mag >= mb) return printf_string("%.2f Mb", b / mb);
   if (mag >= kb) return printf_string("%.2f Kb", b / kb);
   return std::to_string(bytes) + " b";
-}
-
-std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes) {
-  std::string s = "[";
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    if (i) s += ", ";
-    s += "[";
-    for (size_t j = 0; j < shapes[i].size(); ++j) {
-      if (j) s += ", ";
-      s += std::to_string(shapes[i][j]);
-    }
-    s += "]";
-  }
-  return s + "]";
 }
 
 // Keeps the end of a long path (the file name is the informative part), marked with "...".
