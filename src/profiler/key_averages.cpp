@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/export.h"
 #include "profiler/profile.h"
 
 namespace tensorlet::profiler {
