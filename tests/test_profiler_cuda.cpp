@@ -76,11 +76,16 @@ struct GpuRun {
   std::string trace_path;
 };
 
-// tl::add and tl::matmul on CUDA tensors inside a user scope, profiled with `activities`.
+// tl::add, tl::matmul and tl::linear on CUDA tensors inside a user scope, profiled with
+// `activities`. The linear's shapes are profile_module's: cuBLAS runs them with a kernel it
+// launches through the driver API (cuLaunchKernelEx), not the runtime.
 GpuRun profile_gpu_work(std::vector<prof::Activity> activities, const std::string& trace_name) {
   const tl::Device gpu = tl::Device::cuda(0);
   tl::Tensor a = tl::rand({256, 256}, gpu);
   tl::Tensor b = tl::rand({256, 256}, gpu);
+  tl::Tensor x = tl::rand({128, 500}, gpu);
+  tl::Tensor w = tl::rand({10, 500}, gpu);
+  tl::Tensor bias = tl::rand({10}, gpu);
   tl::cuda::synchronize();
   GpuRun run;
   prof::Profile profile({.activities = std::move(activities)});
@@ -88,6 +93,7 @@ GpuRun profile_gpu_work(std::vector<prof::Activity> activities, const std::strin
     prof::RecordFunction scope("GPU WORK");
     tl::Tensor c = tl::add(a, b);
     tl::Tensor d = tl::matmul(c, b);
+    tl::Tensor y = tl::linear(x, w, bias);
   }
   profile.stop();
   run.events = profile.events();
@@ -104,18 +110,25 @@ void check_gpu_attribution(const GpuRun& run) {
   const Event* scope = find_event(run.events, "GPU WORK");
   const Event* add = find_event(run.events, "tl::add");
   const Event* matmul = find_event(run.events, "tl::matmul");
+  const Event* linear = find_event(run.events, "tl::linear");
   REQUIRE(scope != nullptr);
   REQUIRE(add != nullptr);
   REQUIRE(matmul != nullptr);
-  int add_kernels = 0, matmul_kernels = 0;
+  REQUIRE(linear != nullptr);
+  int add_kernels = 0, matmul_kernels = 0, linear_kernels = 0;
   for (const Event& e : run.events) {
     if (e.kind != EventKind::Kernel) continue;
+    CAPTURE(e.name);
     CHECK(e.end_ns >= e.start_ns);
+    // Every kernel ran for an op of the scope, whichever API launched it.
+    CHECK(nested_in(run.events, e, scope->id));
     if (e.parent == add->id) ++add_kernels;
-    if (e.parent == matmul->id || nested_in(run.events, e, matmul->id)) ++matmul_kernels;
+    if (nested_in(run.events, e, matmul->id)) ++matmul_kernels;
+    if (nested_in(run.events, e, linear->id)) ++linear_kernels;
   }
   CHECK(add_kernels >= 1);
   CHECK(matmul_kernels >= 1);
+  CHECK(linear_kernels >= 1);
 
   const prof::EventAverage* add_row = find_row(run.averages, "tl::add");
   const prof::EventAverage* matmul_row = find_row(run.averages, "tl::matmul");
@@ -169,10 +182,10 @@ TEST_CASE("profiler: CUDA activity links kernels and runtime calls to their ops 
       if (e.kind != EventKind::Runtime) continue;
       CHECK(e.parent != 0);
       CHECK(e.thread == add->thread);
-      if (e.name.rfind("cudaLaunch", 0) == 0 && kernel_by_correlation.count(e.correlation))
-        ++launches;
+      const bool launch = e.name.rfind("cudaLaunch", 0) == 0 || e.name.rfind("cuLaunch", 0) == 0;
+      if (launch && kernel_by_correlation.count(e.correlation)) ++launches;
     }
-    CHECK(launches >= 1);
+    CHECK(launches >= 3);  // add, matmul, linear
     bool runtime_row = false;
     for (const auto& r : run.averages.rows()) runtime_row |= r.key.rfind("cudaLaunch", 0) == 0;
     CHECK(runtime_row);

@@ -27,6 +27,9 @@ constexpr size_t kAlign = 8;  // CUPTI requires 8-byte aligned activity buffers
 const CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
     CUPTI_ACTIVITY_KIND_RUNTIME,
+    // Libraries such as cuBLAS launch through the driver API (cuLaunchKernelEx): without driver
+    // records their kernels' correlation ids match no call made inside a scope.
+    CUPTI_ACTIVITY_KIND_DRIVER,
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMSET,
@@ -97,17 +100,43 @@ std::string demangle(const char* name) {
 }
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as PyTorch's tables name runtime calls.
-std::string runtime_name(CUpti_CallbackId cbid) {
+std::string api_name_uncached(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const char* name = nullptr;
-  if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS ||
-      name == nullptr)
-    return "cudaRuntime_" + std::to_string(cbid);
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr)
+    return (domain == CUPTI_CB_DOMAIN_DRIVER_API ? "cuDriver_" : "cudaRuntime_") +
+           std::to_string(cbid);
   std::string s(name);
   const size_t v = s.rfind("_v");
   if (v != std::string::npos && v + 2 < s.size() &&
       s.find_first_not_of("0123456789", v + 2) == std::string::npos)
     s.resize(v);
   return s;
+}
+
+// Names by (domain, callback id): a profile makes the same few calls thousands of times. Only
+// stop() reads records, and one recording uses CUPTI at a time, so the caches need no lock.
+const std::string& api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  static std::unordered_map<uint64_t, std::string> cache;
+  const uint64_t key = (uint64_t{domain} << 32) | cbid;
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, api_name_uncached(domain, cbid)).first;
+  return it->second;
+}
+
+// Driver calls kept: the kernel launches (Kineto keeps the same). The others are the runtime's
+// business or a library's internals, and would drown the table.
+bool is_driver_launch(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      return true;
+    default:
+      return false;
+  }
 }
 
 const char* memcpy_name(uint8_t kind) {
@@ -141,12 +170,41 @@ Event device_event(const Record& r, EventKind kind, std::string name, int64_t of
 }
 
 // Demangled kernel names by CUPTI's name pointer (stable per kernel): a profile of 20 000 launches
-// of one kernel demangles it once, not 20 000 times.
+// of one kernel demangles it once, not 20 000 times. Unlocked for the reason api_name is.
 const std::string& demangled(const char* name) {
   static std::unordered_map<const char*, std::string> cache;
   auto it = cache.find(name);
   if (it == cache.end()) it = cache.emplace(name, demangle(name)).first;
   return it->second;
+}
+
+// Sizes the outputs for a buffer's records first: growing vectors of Events record by record
+// moved each several times, into fresh memory, and cost more than the parsing itself.
+void reserve_for(uint8_t* buffer, size_t valid, Collected& out) {
+  size_t device = 0, runtime = 0, external = 0;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        ++device;
+        break;
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER:
+        ++runtime;
+        break;
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+        ++external;
+        break;
+      default:
+        break;
+    }
+  }
+  out.device.reserve(out.device.size() + device);
+  out.runtime.reserve(out.runtime.size() + runtime);
+  out.external.reserve(out.external.size() + external);
 }
 
 void parse(uint8_t* buffer, size_t valid, int64_t offset, Collected& out) {
@@ -171,10 +229,14 @@ void parse(uint8_t* buffer, size_t valid, int64_t offset, Collected& out) {
         out.device.back().bytes = static_cast<int64_t>(m.bytes);
         break;
       }
-      case CUPTI_ACTIVITY_KIND_RUNTIME: {
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
         const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+        if (driver && !is_driver_launch(a.cbid)) break;
         Event e;
-        e.name = runtime_name(a.cbid);
+        e.name =
+            api_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid);
         e.kind = EventKind::Runtime;
         e.start_ns = static_cast<int64_t>(a.start) + offset;
         e.end_ns = static_cast<int64_t>(a.end) + offset;
@@ -185,7 +247,7 @@ void parse(uint8_t* buffer, size_t valid, int64_t offset, Collected& out) {
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto& x = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         if (x.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
-          out.external[x.correlationId] = x.externalId;
+          out.external.emplace_back(x.correlationId, x.externalId);
         break;
       }
       default:
@@ -263,6 +325,7 @@ Collected stop() {
     out.dropped = s.dropped;
     offset = s.offset_ns;
   }
+  for (auto& [buffer, valid] : completed) reserve_for(buffer, valid, out);
   for (auto& [buffer, valid] : completed) parse(buffer, valid, offset, out);
   std::lock_guard guard(s.mutex);
   for (auto& c : completed) s.free_buffers.push_back(c.first);

@@ -1,10 +1,11 @@
-// CUPTI activity tracing for the profiler: kernels, copies, memsets and runtime calls, tied back to
-// the recorded scope that issued them through external correlation ids (as Kineto does).
+// CUPTI activity tracing for the profiler: kernels, copies, memsets, runtime calls and driver
+// launches, tied back to the recorded scope that issued them through external correlation ids
+// (as Kineto does).
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profiler/event.h"
@@ -19,10 +20,11 @@ void push_scope(uint64_t external_id);
 void pop_scope();
 
 struct Collected {
-  std::vector<Event> device;   // kernels, copies, memsets (parent unset; correlation set)
-  std::vector<Event> runtime;  // runtime calls (thread and parent unset; correlation set)
-  std::unordered_map<uint64_t, uint64_t> external;  // correlation id -> external id
-  uint64_t dropped = 0;                             // records CUPTI could not store
+  std::vector<Event> device;  // kernels, copies, memsets (parent unset; correlation set)
+  std::vector<Event>
+      runtime;  // runtime calls, driver launches (thread and parent unset; correlation set)
+  std::vector<std::pair<uint64_t, uint64_t>> external;  // (correlation id, external id)
+  uint64_t dropped = 0;                                 // records CUPTI could not store
 };
 // Waits for the devices, flushes, disables collection and returns the records on the profile clock.
 Collected stop();

@@ -16,7 +16,8 @@ enum class EventKind : uint8_t {
   Kernel,     // a GPU kernel (CUDA activity)
   Memcpy,     // a GPU copy
   Memset,     // a GPU memset
-  Runtime,    // a CUDA runtime call on the host (cudaLaunchKernel ...), CUDA activity
+  Runtime,    // a CUDA runtime or driver launch call on the host (cudaLaunchKernel,
+              // cuLaunchKernelEx ...), CUDA activity
   Memory,     // an allocation (bytes > 0) or a free (bytes < 0); start_ns == end_ns
 };
 

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <numeric>
 #include <utility>
 
 #include "backends/cuda/cuda.h"
@@ -67,106 +66,6 @@ void* record_on_current_stream(int device) {
 bool env_is_one(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && std::strcmp(v, "1") == 0;
-}
-
-// Sorts by start time and renumbers ids (parents remapped), so ids keep following time order
-// once GPU events join the CPU ones; stable, so a parent still precedes its children on ties.
-void renumber(std::vector<Event>& events) {
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event& a, const Event& b) { return a.start_ns < b.start_ns; });
-  std::unordered_map<int64_t, int64_t> new_id;
-  new_id.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) new_id.emplace(events[i].id, int64_t(i) + 1);
-  for (Event& e : events) {
-    e.id = new_id.at(e.id);
-    if (e.parent != 0) {
-      auto it = new_id.find(e.parent);
-      e.parent = it == new_id.end() ? 0 : it->second;
-    }
-  }
-}
-
-void merge_cupti(GpuSession& s, std::vector<Event>& events,
-                 const std::unordered_map<uint64_t, size_t>& scope_of, int64_t& next_id) {
-  auto scope_for = [&](uint64_t correlation) -> const Event* {
-    auto x = s.external.find(correlation);
-    if (x == s.external.end()) return nullptr;
-    auto it = scope_of.find(x->second);
-    return it == scope_of.end() ? nullptr : &events[it->second];
-  };
-  std::vector<Event> added;
-  for (Event& r : s.runtime) {
-    // A runtime call outside every recorded scope (another thread, the profiler's own sync) has
-    // no thread of ours to sit on.
-    const Event* op = scope_for(r.correlation);
-    if (op == nullptr) continue;
-    r.parent = op->id;
-    r.thread = op->thread;
-    r.depth = op->depth + 1;
-    added.push_back(std::move(r));
-  }
-  for (Event& d : s.device) {
-    const Event* op = scope_for(d.correlation);
-    d.parent = op == nullptr ? 0 : op->id;
-    d.depth = op == nullptr ? 0 : op->depth + 1;
-    added.push_back(std::move(d));
-  }
-  for (Event& e : added) {
-    e.id = next_id++;
-    events.push_back(std::move(e));
-  }
-  if (s.dropped > 0)
-    s.note = "CUPTI dropped " + std::to_string(s.dropped) + " activity records: CUDA times are low";
-}
-
-void merge_events(GpuSession& s, std::vector<Event>& events,
-                  const std::unordered_map<uint64_t, size_t>& scope_of, int64_t& next_id) {
-  std::unordered_map<int64_t, size_t> by_id;
-  for (size_t i = 0; i < events.size(); ++i) by_id.emplace(events[i].id, i);
-  // Per event index: the op's measured GPU time, whether it touched CUDA (or a nested op did),
-  // and the time of its directly nested ops, so each op keeps only its own share.
-  std::unordered_map<size_t, const GpuSession::Timed*> timed_at;
-  for (const GpuSession::Timed& t : s.timed) {
-    auto it = scope_of.find(t.key);
-    if (it != scope_of.end() && t.elapsed_ms >= 0) timed_at.emplace(it->second, &t);
-  }
-  std::unordered_map<size_t, bool> counted;
-  std::unordered_map<size_t, double> children_ms;
-  for (const auto& [at, t] : timed_at) {
-    auto p = by_id.find(events[at].parent);
-    if (p != by_id.end() && timed_at.count(p->second)) children_ms[p->second] += t->elapsed_ms;
-    if (!t->cuda) continue;
-    for (size_t i = at, steps = 0; steps <= events.size(); ++steps) {
-      if (!timed_at.count(i) || counted[i]) break;
-      counted[i] = true;
-      auto up = by_id.find(events[i].parent);
-      if (up == by_id.end()) break;
-      i = up->second;
-    }
-  }
-  std::vector<Event> added;
-  for (const auto& [at, t] : timed_at) {
-    if (!counted[at]) continue;
-    const double self_ms = t->elapsed_ms - children_ms[at];
-    const auto self_ns = static_cast<int64_t>(self_ms * 1e6);
-    if (self_ns <= 0) continue;
-    const Event& op = events[at];
-    Event k;
-    k.name = op.name + " [CUDA events]";
-    k.kind = EventKind::Kernel;
-    k.parent = op.id;
-    k.depth = op.depth + 1;
-    k.thread = op.thread;
-    // Events give a duration, not a place on the GPU timeline: drawn from the op's start.
-    k.start_ns = op.start_ns;
-    k.end_ns = op.start_ns + self_ns;
-    k.device_index = t->device;
-    added.push_back(std::move(k));
-  }
-  for (Event& e : added) {
-    e.id = next_id++;
-    events.push_back(std::move(e));
-  }
 }
 
 }  // namespace
@@ -265,23 +164,6 @@ void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers,
       m.start = m.end = nullptr;
     }
   }
-}
-
-void gpu_merge(GpuSession& s, std::vector<Event>& events) {
-  // Scopes carry their key in correlation only until here.
-  std::unordered_map<uint64_t, size_t> scope_of;
-  int64_t next_id = 1;
-  for (size_t i = 0; i < events.size(); ++i) {
-    Event& e = events[i];
-    next_id = std::max(next_id, e.id + 1);
-    if (e.kind != EventKind::Op && e.kind != EventKind::UserScope) continue;
-    if (e.correlation != 0) scope_of.emplace(e.correlation, i);
-    e.correlation = 0;
-  }
-  const size_t before = events.size();
-  if (s.mode == GpuMode::Cupti) merge_cupti(s, events, scope_of, next_id);
-  if (s.mode == GpuMode::Events) merge_events(s, events, scope_of, next_id);
-  if (events.size() != before) renumber(events);
 }
 
 }  // namespace tensorlet::profiler::detail

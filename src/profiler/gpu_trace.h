@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "profiler/event.h"
@@ -27,7 +27,7 @@ class GpuSession {
   int64_t origin_ns = 0;
   // CUPTI
   std::vector<Event> device, runtime;
-  std::unordered_map<uint64_t, uint64_t> external;  // correlation id -> scope key
+  std::vector<std::pair<uint64_t, uint64_t>> external;  // (correlation id, scope key)
   uint64_t dropped = 0;
   // CUDA events: per op, its key, device and GPU time between its events (-1: not measured).
   struct Timed {
@@ -51,9 +51,9 @@ void gpu_mark_cuda(Buffer& b);
 // be null): the stopping thread's buffer, whose scopes still open give back their CUPTI ids now
 // (they will close outside this recording); other threads' stay pushed until they close.
 void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers, const Buffer* mine);
-// Adds the GPU events to the recording's events (whose scopes carry their key in correlation),
-// renumbering ids in time order.
-void gpu_merge(GpuSession& s, std::vector<Event>& events);
 #endif
+// Adds the GPU events to the recording's events (whose scopes carry their key in correlation),
+// renumbering ids in time order (gpu_merge.cpp; plain C++, so it is tested without a GPU).
+void gpu_merge(GpuSession& s, std::vector<Event>& events);
 
 }  // namespace tensorlet::profiler::detail

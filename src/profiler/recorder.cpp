@@ -181,6 +181,15 @@ int64_t now_ns() {
       .count();
 }
 
+std::vector<size_t> start_order(const std::vector<Event>& events) {
+  std::vector<std::pair<int64_t, size_t>> keyed(events.size());
+  for (size_t i = 0; i < events.size(); ++i) keyed[i] = {events[i].start_ns, i};
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<size_t> order(events.size());
+  for (size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  return order;
+}
+
 const std::shared_ptr<ThreadState>& this_thread_state() {
   thread_local StateHolder holder;
   t_state = holder.state.get();
@@ -463,11 +472,13 @@ std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buff
   // Each buffer is in start order already (one thread, one clock, records appended at their
   // start). Ids follow time order across threads: a stable sort keeps each thread's record order
   // on ties, so parents still precede their children.
-  std::vector<size_t> order(events.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  if (buffers.size() > 1)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return events[a].start_ns < events[b].start_ns; });
+  std::vector<size_t> order;
+  if (buffers.size() > 1) {
+    order = start_order(events);
+  } else {
+    order.resize(events.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+  }
   std::vector<int64_t> id_of(events.size());
   for (size_t rank = 0; rank < order.size(); ++rank)
     id_of[order[rank]] = static_cast<int64_t>(rank) + 1;

@@ -138,6 +138,9 @@ class Session {
 
 // Steady-clock nanoseconds, the recorder's time base.
 int64_t now_ns();
+// The indices of events in start-time order, ties in index order (a stable order): sorts
+// (start, index) pairs, which is several times cheaper than sorting Events or an indirect sort.
+std::vector<size_t> start_order(const std::vector<Event>& events);
 // The calling thread's state (created on first use; shared so a session outlives a thread).
 const std::shared_ptr<ThreadState>& this_thread_state();
 // The recorder's side of RecordFunction.
