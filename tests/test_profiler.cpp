@@ -4,6 +4,7 @@
 #include <chrono>
 #include <latch>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -280,6 +281,38 @@ TEST_CASE("profiler: schedule stopped inside active steps delivers them; repeat 
   REQUIRE(profile.events().size() == 1);
   CHECK(profile.events()[0].name == "step 6");
   CHECK_THROWS_AS(prof::Profile({.schedule = prof::Schedule{.active = 0}}), tl::Error);
+}
+
+TEST_CASE("profiler: a throwing on_trace_ready loses no later recording") {
+  int calls = 0;
+  prof::Profile profile({.schedule = prof::Schedule{.wait = 0, .warmup = 0, .active = 1},
+                         .on_trace_ready = [&](prof::Profile&) {
+                           if (++calls == 1) throw std::runtime_error("callback failed");
+                         }});
+  { prof::RecordFunction scope("step 0"); }
+  CHECK_THROWS_AS(profile.step(), std::runtime_error);
+  { prof::RecordFunction scope("step 1"); }
+  profile.step();  // the recording of step 1 went on despite the throw
+  CHECK(calls == 2);
+  REQUIRE(profile.events().size() == 1);
+  CHECK(profile.events()[0].name == "step 1");
+  profile.step();
+  profile.stop();
+  // The process-wide recording state is intact: a new Profile records.
+  prof::Profile next;
+  tl::Tensor x = tl::ones({2});
+  next.stop();
+  CHECK(find(next.events(), "tl::ones") != nullptr);
+}
+
+TEST_CASE("profiler: on_trace_ready may stop the profile from inside step()") {
+  prof::Profile profile({.schedule = prof::Schedule{.wait = 0, .warmup = 0, .active = 1},
+                         .on_trace_ready = [](prof::Profile& p) { p.stop(); }});
+  { prof::RecordFunction scope("step 0"); }
+  profile.step();
+  CHECK_FALSE(profile.running());
+  prof::Profile next;  // the thread was released
+  next.stop();
 }
 
 TEST_CASE("profiler: on_trace_ready runs at stop without a schedule") {

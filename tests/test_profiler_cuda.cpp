@@ -270,3 +270,40 @@ TEST_CASE("profiler: ids stay in time order and parents resolve once GPU events 
     }
   }
 }
+
+TEST_CASE("profiler: a scope left open across recordings keeps GPU attribution right") {
+  TL_TEST_REQUIRE_CUDA();
+  ForceEvents force(false);
+  const tl::Tensor a = tl::rand({64, 64}, tl::Device::cuda(0));
+  tl::cuda::synchronize();
+  const std::vector<prof::Activity> cuda = {prof::Activity::CPU, prof::Activity::CUDA};
+  std::vector<Event> second, third;
+  {
+    prof::Profile first({.activities = cuda});
+    prof::RecordFunction outer("OUTER");  // still open when `first` stops
+    tl::Tensor b = tl::add(a, a);
+    first.stop();
+    prof::Profile again({.activities = cuda});
+    tl::Tensor c = tl::mul(a, a);
+    again.stop();
+    second = again.events();
+  }
+  {
+    prof::Profile last({.activities = cuda});
+    tl::Tensor d = tl::sub(a, a);
+    last.stop();
+    third = last.events();
+  }
+  for (const auto* run : {&second, &third}) {
+    const Event* op = find_event(*run, run == &second ? "tl::mul" : "tl::sub");
+    REQUIRE(op != nullptr);
+    int kernels = 0;
+    for (const Event& e : *run) {
+      if (e.kind != EventKind::Kernel) continue;
+      CAPTURE(e.name);
+      CHECK(nested_in(*run, e, op->id));
+      ++kernels;
+    }
+    CHECK(kernels >= 1);
+  }
+}

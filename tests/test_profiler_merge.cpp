@@ -17,6 +17,8 @@ using prof::detail::gpu_scope_key;
 using prof::detail::GpuMode;
 using prof::detail::GpuSession;
 
+constexpr uint16_t kGeneration = 7;  // the recording's number, part of every scope key
+
 // n ops on thread 1, each 1000 ns apart, carrying their scope key as a recording hands them over.
 std::vector<Event> cpu_ops(int n) {
   std::vector<Event> events(static_cast<size_t>(n));
@@ -28,7 +30,7 @@ std::vector<Event> cpu_ops(int n) {
     e.thread = 1;
     e.start_ns = 1000 * i;
     e.end_ns = e.start_ns + 800;
-    e.correlation = gpu_scope_key(1, i);
+    e.correlation = gpu_scope_key(kGeneration, 1, i);
   }
   return events;
 }
@@ -44,16 +46,19 @@ Event record(EventKind kind, const std::string& name, int64_t start, uint64_t co
 }
 
 // Launch i: a runtime call inside op i and its kernel later; correlation ids spaced by `stride`.
-GpuSession cupti_session(int n, uint64_t stride) {
+// `all_threads`: the recording covers every thread (device work of no scope is kept).
+GpuSession cupti_session(int n, uint64_t stride, bool all_threads = true) {
   GpuSession s;
   s.mode = GpuMode::Cupti;
+  s.generation = kGeneration;
+  s.keep_unattributed = all_threads;
   for (int i = n - 1; i >= 0; --i) {  // out of order on purpose: CUPTI buffers need not be sorted
     const uint64_t correlation = 100 + stride * static_cast<uint64_t>(i);
     s.runtime.push_back(
         record(EventKind::Runtime, "cudaLaunchKernel", 1000 * i + 100, correlation));
     s.device.push_back(
         record(EventKind::Kernel, "kernel" + std::to_string(i), 1000 * i + 500, correlation));
-    s.external.emplace_back(correlation, gpu_scope_key(1, i));
+    s.external.emplace_back(correlation, gpu_scope_key(kGeneration, 1, i));
   }
   // A call from outside every scope (the profiler's own synchronize) and its kernel.
   s.runtime.push_back(record(EventKind::Runtime, "cudaDeviceSynchronize", 50, 7));
@@ -109,20 +114,46 @@ TEST_CASE("profiler merge: CUPTI records link to their scopes and join in time o
   }
 }
 
+TEST_CASE("profiler merge: a per-thread recording keeps only its own device work") {
+  const int n = 5;
+  std::vector<Event> events = cpu_ops(n);
+  GpuSession s = cupti_session(n, 2, /*all_threads=*/false);
+  // A launch made inside a scope left open from an earlier recording: its key has another
+  // generation, so it matches none of this recording's scopes (same thread, same index).
+  s.runtime.push_back(record(EventKind::Runtime, "cudaLaunchKernel", 2100, 5000));
+  s.device.push_back(record(EventKind::Kernel, "old", 2200, 5000));
+  s.external.emplace_back(5000, gpu_scope_key(kGeneration - 1, 1, 2));
+  prof::detail::gpu_merge(s, events);
+  int kernels = 0;
+  for (const Event& e : events) {
+    CAPTURE(e.name);
+    CHECK(e.name != "stray");
+    CHECK(e.name != "old");
+    if (e.kind == EventKind::Kernel) {
+      ++kernels;
+      CHECK(e.parent != 0);
+    }
+  }
+  CHECK(kernels == n);
+  CHECK(events.size() == static_cast<size_t>(3 * n));
+}
+
 TEST_CASE("profiler merge: nested scopes keep their parents through renumbering") {
   // A user scope around two ops; a kernel of the second op starts before the scope's end.
   std::vector<Event> events(3);
-  events[0] = record(EventKind::UserScope, "SCOPE", 0, gpu_scope_key(1, 0));
+  events[0] = record(EventKind::UserScope, "SCOPE", 0, gpu_scope_key(kGeneration, 1, 0));
   events[0].end_ns = 5000;
-  events[1] = record(EventKind::Op, "tl::a", 10, gpu_scope_key(1, 1));
-  events[2] = record(EventKind::Op, "tl::b", 10, gpu_scope_key(1, 2));  // same start as tl::a
+  events[1] = record(EventKind::Op, "tl::a", 10, gpu_scope_key(kGeneration, 1, 1));
+  events[2] =
+      record(EventKind::Op, "tl::b", 10, gpu_scope_key(kGeneration, 1, 2));  // same start as tl::a
   for (int i = 0; i < 3; ++i) events[static_cast<size_t>(i)].id = i + 1;
   events[1].parent = events[2].parent = 1;
   events[1].depth = events[2].depth = 1;
   GpuSession s;
   s.mode = GpuMode::Cupti;
+  s.generation = kGeneration;
   s.device.push_back(record(EventKind::Kernel, "k", 5, 9));  // starts before both ops
-  s.external.emplace_back(9, gpu_scope_key(1, 2));
+  s.external.emplace_back(9, gpu_scope_key(kGeneration, 1, 2));
   prof::detail::gpu_merge(s, events);
   REQUIRE(events.size() == 4);
   CHECK(events[0].name == "SCOPE");
@@ -138,16 +169,17 @@ TEST_CASE("profiler merge: nested scopes keep their parents through renumbering"
 TEST_CASE("profiler merge: CUDA-event fallback gives each op its own share") {
   // SCOPE > tl::outer > tl::inner; events measured 3 ms around outer, 1 ms around inner.
   std::vector<Event> events(3);
-  events[0] = record(EventKind::UserScope, "SCOPE", 0, gpu_scope_key(1, 0));
-  events[1] = record(EventKind::Op, "tl::outer", 10, gpu_scope_key(1, 1));
-  events[2] = record(EventKind::Op, "tl::inner", 20, gpu_scope_key(1, 2));
+  events[0] = record(EventKind::UserScope, "SCOPE", 0, gpu_scope_key(kGeneration, 1, 0));
+  events[1] = record(EventKind::Op, "tl::outer", 10, gpu_scope_key(kGeneration, 1, 1));
+  events[2] = record(EventKind::Op, "tl::inner", 20, gpu_scope_key(kGeneration, 1, 2));
   for (int i = 0; i < 3; ++i) events[static_cast<size_t>(i)].id = i + 1;
   events[1].parent = 1;
   events[2].parent = 2;
   GpuSession s;
   s.mode = GpuMode::Events;
-  s.timed.push_back({gpu_scope_key(1, 1), 0, false, 3.0});
-  s.timed.push_back({gpu_scope_key(1, 2), 0, true, 1.0});
+  s.generation = kGeneration;
+  s.timed.push_back({gpu_scope_key(kGeneration, 1, 1), 0, false, 3.0});
+  s.timed.push_back({gpu_scope_key(kGeneration, 1, 2), 0, true, 1.0});
   prof::detail::gpu_merge(s, events);
   std::unordered_map<std::string, const Event*> by_name;
   for (const Event& e : events) by_name[e.name] = &e;

@@ -41,6 +41,7 @@ struct State {
   std::mutex mutex;
   bool active = false;
   bool callbacks_registered = false;
+  bool steady_timestamps = false;  // CUPTI stamps records with steady_clock (our clock)
   std::vector<uint8_t*> free_buffers;
   std::vector<std::pair<uint8_t*, size_t>> completed;
   uint64_t dropped = 0;
@@ -79,6 +80,12 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     s.completed.emplace_back(buffer, valid);
   else
     s.free_buffers.push_back(buffer);
+}
+
+uint64_t CUPTIAPI steady_timestamp() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 std::string result_string(CUptiResult r) {
@@ -276,10 +283,18 @@ std::string start(int64_t origin_ns) {
     const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) return fail("cuptiActivityRegisterCallbacks", r);
     s.callbacks_registered = true;
+    // CUPTI stamps with CLOCK_REALTIME by default, which a clock step (NTP) moves mid-recording;
+    // given steady_clock, every record lands on the profile clock exactly. Registered before any
+    // kind is enabled, as CUPTI asks; an older CUPTI without it keeps the offset taken below.
+    s.steady_timestamps = cuptiActivityRegisterTimestampCallback(steady_timestamp) == CUPTI_SUCCESS;
   }
   for (CUpti_ActivityKind k : kKinds) {
     const CUptiResult r = cuptiActivityEnable(k);
     if (r != CUPTI_SUCCESS) return fail("cuptiActivityEnable", r);
+  }
+  if (s.steady_timestamps) {
+    s.offset_ns = -origin_ns;
+    return "";
   }
   // Both clocks read back to back: CUPTI's timestamps map onto the profile clock by this offset.
   uint64_t cupti_now = 0;
@@ -292,8 +307,9 @@ std::string start(int64_t origin_ns) {
   return "";
 }
 
-void push_scope(uint64_t external_id) {
-  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external_id);
+bool push_scope(uint64_t external_id) {
+  return cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                external_id) == CUPTI_SUCCESS;
 }
 
 void pop_scope() {

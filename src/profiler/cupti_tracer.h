@@ -16,7 +16,7 @@ namespace tensorlet::profiler::detail::cupti {
 // then falls back to CUDA events). origin_ns: the profile clock's zero (steady_clock ns).
 std::string start(int64_t origin_ns);
 // The recorded scope a thread is in, for the runtime calls it makes meanwhile.
-void push_scope(uint64_t external_id);
+bool push_scope(uint64_t external_id);  // false: not pushed (do not pop)
 void pop_scope();
 
 struct Collected {

@@ -22,11 +22,12 @@ constexpr size_t kNone = static_cast<size_t>(-1);
 bool is_scope(const Event& e) { return e.kind == EventKind::Op || e.kind == EventKind::UserScope; }
 
 // Where each recorded scope sits in the events, found by its gpu_scope_key: per thread, a vector
-// indexed by the scope's record number (keys are dense per thread).
+// indexed by the scope's record number (keys are dense per thread). Keys of another recording
+// (a scope left open across recordings) find nothing.
 class ScopeIndex {
  public:
   // Takes the keys out of the scopes' correlation field, where they wait only until here.
-  explicit ScopeIndex(std::vector<Event>& events) {
+  ScopeIndex(std::vector<Event>& events, uint16_t generation) : generation_(generation) {
     for (size_t i = 0; i < events.size(); ++i) {
       Event& e = events[i];
       if (!is_scope(e)) continue;
@@ -35,20 +36,23 @@ class ScopeIndex {
     }
   }
   size_t find(uint64_t key) const {
-    const uint64_t thread = key >> 32, slot = key & 0xffffffffu;
-    if (thread >= by_thread_.size() || slot == 0 || slot > by_thread_[thread].size()) return kNone;
+    const uint64_t thread = (key >> 32) & 0xffffu, slot = key & 0xffffffffu;
+    if ((key >> 48) != generation_ || thread >= by_thread_.size() || slot == 0 ||
+        slot > by_thread_[thread].size())
+      return kNone;
     return by_thread_[thread][slot - 1];
   }
 
  private:
   void add(uint64_t key, size_t at) {
-    const uint64_t thread = key >> 32, slot = key & 0xffffffffu;
-    if (slot == 0) return;
+    const uint64_t thread = (key >> 32) & 0xffffu, slot = key & 0xffffffffu;
+    if ((key >> 48) != generation_ || slot == 0) return;
     if (by_thread_.size() <= thread) by_thread_.resize(thread + 1);
     std::vector<size_t>& slots = by_thread_[thread];
     if (slots.size() < slot) slots.resize(slot, kNone);
     slots[slot - 1] = at;
   }
+  uint64_t generation_;
   std::vector<std::vector<size_t>> by_thread_;
 };
 
@@ -139,12 +143,19 @@ void merge_cupti(GpuSession& s, std::vector<Event>& events, const ScopeIndex& sc
     ++kept;
   }
   s.runtime.erase(s.runtime.begin() + static_cast<std::ptrdiff_t>(kept), s.runtime.end());
+  // CUPTI records the whole process: device work of no scope of ours came from another thread
+  // (or from outside every scope), and belongs here only when the recording covers all threads.
+  kept = 0;
   for (Event& d : s.device) {
     const size_t op = scope_for(d.correlation);
+    if (op == kNone && !s.keep_unattributed) continue;
     d.parent = op == kNone ? 0 : events[op].id;
     d.depth = op == kNone ? 0 : events[op].depth + 1;
     d.id = next_id++;
+    if (&s.device[kept] != &d) s.device[kept] = std::move(d);
+    ++kept;
   }
+  s.device.erase(s.device.begin() + static_cast<std::ptrdiff_t>(kept), s.device.end());
   if (!s.runtime.empty() || !s.device.empty()) merge_in_time_order(events, {&s.runtime, &s.device});
   if (s.dropped > 0)
     s.note = "CUPTI dropped " + std::to_string(s.dropped) + " activity records: CUDA times are low";
@@ -189,12 +200,24 @@ void merge_events(GpuSession& s, std::vector<Event>& events, const ScopeIndex& s
     k.parent = op.id;
     k.depth = op.depth + 1;
     k.thread = op.thread;
-    // Events give a duration, not a place on the GPU timeline: drawn from the op's start.
     k.start_ns = op.start_ns;
-    k.end_ns = op.start_ns + self_ns;
+    k.end_ns = op.start_ns + self_ns;  // a duration for now: placed below
     k.device_index = t->device;
-    k.id = next_id++;
     added.push_back(std::move(k));
+  }
+  // Events give a duration, not a place on the GPU timeline: each op's interval is drawn at its
+  // op's start or right after the previous one on its device, so a device's track never overlaps
+  // itself (the trace format requires that of one track), in launch order.
+  std::sort(added.begin(), added.end(),
+            [](const Event& x, const Event& y) { return x.start_ns < y.start_ns; });
+  std::unordered_map<int, int64_t> device_free_at;
+  for (Event& k : added) {
+    const int64_t duration = k.duration_ns();
+    auto it = device_free_at.try_emplace(k.device_index, k.start_ns).first;
+    k.start_ns = std::max(k.start_ns, it->second);
+    k.end_ns = k.start_ns + duration;
+    it->second = k.end_ns;
+    k.id = next_id++;
   }
   if (!added.empty()) merge_in_time_order(events, {&added});
 }
@@ -202,7 +225,7 @@ void merge_events(GpuSession& s, std::vector<Event>& events, const ScopeIndex& s
 }  // namespace
 
 void gpu_merge(GpuSession& s, std::vector<Event>& events) {
-  const ScopeIndex scopes(events);
+  const ScopeIndex scopes(events, s.generation);
   const auto next_id = static_cast<int64_t>(events.size()) + 1;  // ids are 1..n
   if (s.mode == GpuMode::Cupti) merge_cupti(s, events, scopes, next_id);
   if (s.mode == GpuMode::Events) merge_events(s, events, scopes, next_id);

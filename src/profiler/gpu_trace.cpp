@@ -95,34 +95,30 @@ std::unique_ptr<GpuSession> gpu_begin(int64_t origin_ns) {
   return s;
 }
 
-void gpu_scope_begin(Buffer& b, RawEvent& e, int32_t index) {
+bool gpu_scope_begin(Buffer& b, RawEvent& e, int32_t index) {
   if (b.flags.gpu == GpuMode::Cupti) {
 #if defined(TL_WITH_CUPTI)
-    cupti::push_scope(gpu_scope_key(b.thread, index));
+    return cupti::push_scope(gpu_scope_key(b.flags.generation, b.thread, index));
+#else
+    return false;
 #endif
-    return;
   }
   // CUDA events time ops only: a user scope's GPU time is the sum of its ops'.
-  if (e.kind != EventKind::Op) return;
+  if (e.kind != EventKind::Op) return false;
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
-    return;
+    return false;
   }
   void* start = record_on_current_stream(device);
-  if (start == nullptr) return;
+  if (start == nullptr) return false;
   e.scope = static_cast<int32_t>(b.gpu_marks.size());
   b.gpu_marks.push_back(GpuMark{index, device, false, start, nullptr});
+  return false;
 }
 
 void gpu_scope_end(Buffer& b, const RawEvent& e) {
-  if (b.flags.gpu == GpuMode::Cupti) {
-#if defined(TL_WITH_CUPTI)
-    cupti::pop_scope();
-#endif
-    return;
-  }
-  if (e.kind != EventKind::Op || e.scope < 0) return;
+  if (b.flags.gpu != GpuMode::Events || e.kind != EventKind::Op || e.scope < 0) return;
   GpuMark& m = b.gpu_marks[static_cast<size_t>(e.scope)];
   if (m.end == nullptr) m.end = record_on_current_stream(m.device);
 }
@@ -134,12 +130,15 @@ void gpu_mark_cuda(Buffer& b) {
     b.gpu_marks[static_cast<size_t>(top.scope)].cuda = true;
 }
 
-void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers,
-             [[maybe_unused]] const Buffer* mine) {
+void gpu_pop_scope() {
+#if defined(TL_WITH_CUPTI)
+  cupti::pop_scope();
+#endif
+}
+
+void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers) {
   if (s.mode == GpuMode::Cupti) {
 #if defined(TL_WITH_CUPTI)
-    if (mine != nullptr)
-      for (size_t i = 0; i < mine->open.size(); ++i) cupti::pop_scope();
     cupti::Collected c = cupti::stop();
     s.device = std::move(c.device);
     s.runtime = std::move(c.runtime);
@@ -158,7 +157,8 @@ void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers,
                                static_cast<cudaEvent_t>(m.end)) != cudaSuccess)
         ms = -1;
       (void)cudaGetLastError();
-      s.timed.push_back({gpu_scope_key(b->thread, m.index), m.device, m.cuda, double(ms)});
+      s.timed.push_back(
+          {gpu_scope_key(s.generation, b->thread, m.index), m.device, m.cuda, double(ms)});
       give_event(m.start);
       give_event(m.end);
       m.start = m.end = nullptr;

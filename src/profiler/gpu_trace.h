@@ -14,9 +14,12 @@
 namespace tensorlet::profiler::detail {
 
 // The id a recorded scope is known by to CUPTI (external correlation id) and to the fallback:
-// unique within a recording, and computable both at op_begin and when events are built.
-inline uint64_t gpu_scope_key(uint32_t thread, int32_t index) {
-  return (uint64_t{thread} << 32) | static_cast<uint32_t>(index + 1);
+// unique within a recording, and computable both at op_begin and when events are built. The
+// recording's generation is part of it: a scope still open from an earlier recording has a key
+// that matches nothing in this one. Never 0.
+inline uint64_t gpu_scope_key(uint16_t generation, uint32_t thread, int32_t index) {
+  return (uint64_t{generation} << 48) | (uint64_t{thread & 0xffffu} << 32) |
+         static_cast<uint32_t>(index + 1);
 }
 
 // What one recording collected on the GPU side; plain data so every build can destroy it.
@@ -25,6 +28,10 @@ class GpuSession {
   GpuMode mode = GpuMode::Off;
   std::string note;  // for the table header; "" when CUPTI recorded everything
   int64_t origin_ns = 0;
+  uint16_t generation = 0;  // the recording's, as in its scope keys
+  // CUPTI sees the whole process: device work linked to none of our scopes is kept (parent 0)
+  // only when the recording covers all threads; a per-thread one keeps its own work only.
+  bool keep_unattributed = false;
   // CUPTI
   std::vector<Event> device, runtime;
   std::vector<std::pair<uint64_t, uint64_t>> external;  // (correlation id, scope key)
@@ -42,15 +49,16 @@ class GpuSession {
 #if defined(TL_WITH_CUDA)
 // Starts GPU timing for a recording whose clock starts at origin_ns; never throws.
 std::unique_ptr<GpuSession> gpu_begin(int64_t origin_ns);
-// Hot path, called with the thread's lock held, only when the buffer's mode is not Off.
-void gpu_scope_begin(Buffer& b, RawEvent& e, int32_t index);
+// Hot path, called with the thread's lock held, only when the buffer's mode is not Off. Returns
+// whether it pushed a CUPTI id, which the scope's close then pops (gpu_pop_scope).
+bool gpu_scope_begin(Buffer& b, RawEvent& e, int32_t index);
 void gpu_scope_end(Buffer& b, const RawEvent& e);
+void gpu_pop_scope();
 // The innermost open op touched CUDA (CUDA-event mode: only such ops get GPU time).
 void gpu_mark_cuda(Buffer& b);
-// Once the buffers are detached: waits for the GPU, collects records / event times. `mine` (may
-// be null): the stopping thread's buffer, whose scopes still open give back their CUPTI ids now
-// (they will close outside this recording); other threads' stay pushed until they close.
-void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers, const Buffer* mine);
+// Once the buffers are detached: waits for the GPU, collects records / event times. Scopes still
+// open keep their CUPTI ids pushed until they close (their keys match no later recording).
+void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers);
 #endif
 // Adds the GPU events to the recording's events (whose scopes carry their key in correlation),
 // renumbering ids in time order (gpu_merge.cpp; plain C++, so it is tested without a GPU).

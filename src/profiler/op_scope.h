@@ -20,9 +20,11 @@ extern std::atomic<bool> g_recording;
 inline thread_local const char* t_current_op = nullptr;
 // The outermost op the thread is in (the one the user called), valid while t_current_op is set.
 inline thread_local const char* t_outer_op = nullptr;
-// Opens a recorded op scope; false when this thread does not record (then no op_end follows).
-bool op_begin(const char* name);
-void op_end();
+// Opens a recorded op scope; returns what it did (ScopeState bits, recorder.h), 0 when this
+// thread does not record (then no op_end follows). op_end gets the bits back, so it undoes what
+// was pushed (NVTX range, CUPTI id) even when the recording stopped in between.
+uint8_t op_begin(const char* name);
+void op_end(uint8_t state);
 // record_shapes / with_flops for the innermost open scope (ignored when the option is off).
 // A null entry stands for a non-tensor argument.
 void op_inputs(std::initializer_list<const Tensor*> inputs);
@@ -36,36 +38,36 @@ class OpScope {
  public:
   explicit OpScope(const char* name)
       : previous_op_(detail::t_current_op),
-        active_(detail::g_recording.load(std::memory_order_relaxed) && detail::op_begin(name)) {
+        state_(detail::g_recording.load(std::memory_order_relaxed) ? detail::op_begin(name) : 0) {
     if (previous_op_ == nullptr) detail::t_outer_op = name;
     detail::t_current_op = name;
   }
   ~OpScope() {
-    if (active_) detail::op_end();
+    if (state_ != 0) detail::op_end(state_);
     detail::t_current_op = previous_op_;
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
 
   // True when this op is being recorded: guard any work done only for the profiler.
-  bool active() const { return active_; }
+  bool active() const { return state_ != 0; }
   // Input shapes for record_shapes: scope.inputs({&a, &b}); nullptr for a non-tensor argument.
   void inputs(std::initializer_list<const Tensor*> tensors) const {
-    if (active_) detail::op_inputs(tensors);
+    if (state_ != 0) detail::op_inputs(tensors);
   }
   // A list argument (cat, stack): one shape per tensor.
   template <class Container>
   void inputs_of(const Container& tensors) const {
-    if (active_) detail::op_inputs(tensors.data(), tensors.size());
+    if (state_ != 0) detail::op_inputs(tensors.data(), tensors.size());
   }
   // Floating-point operations for with_flops (matmul family).
   void flops(int64_t count) const {
-    if (active_) detail::op_flops(count);
+    if (state_ != 0) detail::op_flops(count);
   }
 
  private:
   const char* previous_op_;
-  bool active_;
+  uint8_t state_;  // op_begin's bits; 0: not recorded
 };
 
 // The innermost op the calling thread is in (nullptr outside ops).

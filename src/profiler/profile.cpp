@@ -116,14 +116,24 @@ void Profile::step() {
   const Phase before = s.phase();
   ++s.step;
   const Phase after = s.phase();
-  if (before == Phase::RecordAndSave) {
+  // The next phase's recording starts even when on_trace_ready throws, and not when it stopped
+  // the profile.
+  auto resume = [&] {
+    if (s.running && after != Phase::None && !s.session.recording()) s.session.begin_recording();
+  };
+  if (before == Phase::RecordAndSave && s.session.recording()) {
     s.deliver(s.session.end_recording());
-    s.ready(*this);
+    try {
+      s.ready(*this);
+    } catch (...) {
+      resume();
+      throw;
+    }
   } else if (s.session.recording() && (before == Phase::Warmup) != (after == Phase::Warmup)) {
     // Leaving warmup: what it recorded only warmed the recorder up.
     s.session.end_recording();
   }
-  if (after != Phase::None && !s.session.recording()) s.session.begin_recording();
+  resume();
 }
 
 const std::vector<Event>& Profile::events() const { return state_->events; }

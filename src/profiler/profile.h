@@ -143,7 +143,7 @@ class RecordFunction {
   RecordFunction& operator=(const RecordFunction&) = delete;
 
  private:
-  bool active_;
+  uint8_t state_;  // what opening it did (recorded, NVTX, CUPTI), undone on close
 };
 
 }  // namespace tensorlet::profiler

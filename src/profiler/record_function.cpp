@@ -6,15 +6,17 @@
 namespace tensorlet::profiler {
 
 RecordFunction::RecordFunction(std::string name, std::source_location where)
-    : active_(detail::g_recording.load(std::memory_order_relaxed) &&
-              detail::user_scope_begin(std::move(name), where.file_name(), where.line())) {}
+    : state_(detail::g_recording.load(std::memory_order_relaxed)
+                 ? detail::user_scope_begin(std::move(name), where.file_name(), where.line())
+                 : 0) {}
 
 RecordFunction::RecordFunction(const char* name, std::source_location where)
-    : active_(detail::g_recording.load(std::memory_order_relaxed) &&
-              detail::user_scope_begin(std::string(name), where.file_name(), where.line())) {}
+    : state_(detail::g_recording.load(std::memory_order_relaxed)
+                 ? detail::user_scope_begin(std::string(name), where.file_name(), where.line())
+                 : 0) {}
 
 RecordFunction::~RecordFunction() {
-  if (active_) detail::user_scope_end();
+  if (state_ != 0) detail::user_scope_end(state_);
 }
 
 }  // namespace tensorlet::profiler

@@ -112,7 +112,10 @@ RawEvent& push_event(Buffer& b, EventKind kind) {
   return e;
 }
 
+// Appends and opens a scope. What can throw (allocation) happens before anything changes, so a
+// failed open leaves the buffer as it was and its stack balanced.
 RawEvent& open_scope(Buffer& b, EventKind kind) {
+  if (b.open.size() == b.open.capacity()) b.open.reserve(2 * b.open.capacity() + 16);
   const auto index = static_cast<int32_t>(b.events.size());
   RawEvent& e = push_event(b, kind);
   b.open.push_back(index);
@@ -132,25 +135,26 @@ void nvtx_pop() {
 }
 
 // Closes the innermost open scope. Scopes close in LIFO order, so a scope opened in an earlier
-// recording finds this buffer's stack empty and is ignored.
-void close_scope() {
+// recording finds this buffer's stack empty and is ignored; what it pushed (state bits) is popped
+// either way.
+void close_scope(uint8_t state) {
   const int64_t t = now_ns();
-  ThreadState* ts = thread_state();
-  if (ts == nullptr) return;
-  bool nvtx = false;
-  {
+  if (ThreadState* ts = thread_state()) {
     std::lock_guard guard(ts->lock);
     Buffer* b = ts->buffer;
-    if (b == nullptr || b->open.empty()) return;
-    RawEvent& e = b->events[b->open.back()];
-    e.end = t;
+    if (b != nullptr && !b->open.empty()) {
+      RawEvent& e = b->events[b->open.back()];
+      e.end = t;
 #if defined(TL_WITH_CUDA)
-    if (b->flags.gpu != GpuMode::Off) gpu_scope_end(*b, e);
+      if (b->flags.gpu == GpuMode::Events) gpu_scope_end(*b, e);
 #endif
-    b->open.pop_back();
-    nvtx = b->flags.emit_nvtx;
+      b->open.pop_back();
+    }
   }
-  if (nvtx) nvtx_pop();
+#if defined(TL_WITH_CUDA)
+  if (state & kScopeCupti) gpu_pop_scope();
+#endif
+  if (state & kScopeNvtx) nvtx_pop();
 }
 
 std::vector<int64_t> shape_of(const Tensor* t) {
@@ -196,48 +200,63 @@ const std::shared_ptr<ThreadState>& this_thread_state() {
   return holder.state;
 }
 
-bool op_begin(const char* name) {
+uint8_t op_begin(const char* name) {
   ThreadState* ts = thread_state();
-  if (ts == nullptr) return false;
+  if (ts == nullptr) return 0;
   Buffer* b = lock_buffer(*ts);
-  if (b == nullptr) return false;
+  if (b == nullptr) return 0;
+  std::unique_lock guard(ts->lock, std::adopt_lock);  // released on a throwing allocation too
   RawEvent& e = open_scope(*b, EventKind::Op);
   e.name = name;
+  uint8_t state = kScopeRecorded;
 #if defined(TL_WITH_CUDA)
-  if (b->flags.gpu != GpuMode::Off)
-    gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1);
+  if (b->flags.gpu != GpuMode::Off &&
+      gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1))
+    state |= kScopeCupti;
 #endif
-  const bool nvtx = b->flags.emit_nvtx;
+  if (b->flags.emit_nvtx) state |= kScopeNvtx;
   e.start = now_ns();
-  ts->lock.unlock();
-  if (nvtx) nvtx_push(name);
-  return true;
+  guard.unlock();
+  if (state & kScopeNvtx) nvtx_push(name);
+  return state;
 }
 
-void op_end() { close_scope(); }
+void op_end(uint8_t state) { close_scope(state); }
 
-bool user_scope_begin(std::string&& name, const char* file, uint32_t line) {
+uint8_t user_scope_begin(std::string&& name, const char* file, uint32_t line) {
   ThreadState* ts = thread_state();
-  if (ts == nullptr) return false;
+  if (ts == nullptr) return 0;
   Buffer* b = lock_buffer(*ts);
-  if (b == nullptr) return false;
-  RawEvent& e = open_scope(*b, EventKind::UserScope);
-  e.scope = static_cast<int32_t>(b->scopes.size());
+  if (b == nullptr) return 0;
+  std::unique_lock guard(ts->lock, std::adopt_lock);
+  // The name first: if storing it throws, no scope was opened.
+  const auto info_index = static_cast<int32_t>(b->scopes.size());
   const UserScopeInfo& info = b->scopes.emplace_back(std::move(name), file, line);
+  RawEvent& e = open_scope(*b, EventKind::UserScope);
+  e.scope = info_index;
+  uint8_t state = kScopeRecorded;
   // The name is pushed under the lock: the table may move the string once we let go.
-  if (b->flags.emit_nvtx) nvtx_push(info.name.c_str());
+  if (b->flags.emit_nvtx) {
+    nvtx_push(info.name.c_str());
+    state |= kScopeNvtx;
+  }
 #if defined(TL_WITH_CUDA)
-  if (b->flags.gpu != GpuMode::Off)
-    gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1);
+  if (b->flags.gpu != GpuMode::Off &&
+      gpu_scope_begin(*b, e, static_cast<int32_t>(b->events.size()) - 1))
+    state |= kScopeCupti;
 #endif
   e.start = now_ns();
-  ts->lock.unlock();
-  return true;
+  return state;
 }
 
-void user_scope_end() { close_scope(); }
+void user_scope_end(uint8_t state) { close_scope(state); }
 
-void op_inputs(const Tensor* tensors, size_t count) {
+namespace {
+
+// record_shapes, and the CUDA-event mark, for the innermost open op; input(i) is its i-th input
+// (nullptr for a non-tensor argument).
+template <class Input>
+void record_inputs(size_t count, Input input) {
   ThreadState* ts = thread_state();
   if (ts == nullptr) return;
   std::lock_guard guard(ts->lock);
@@ -245,28 +264,22 @@ void op_inputs(const Tensor* tensors, size_t count) {
   if (b == nullptr) return;
   if (b->flags.gpu == GpuMode::Events) {
     for (size_t i = 0; i < count; ++i)
-      if (on_cuda(tensors + i)) mark_cuda(*b);
+      if (on_cuda(input(i))) mark_cuda(*b);
   }
   if (!b->flags.record_shapes || b->open.empty()) return;
   auto& shapes = b->shapes.emplace_back(b->open.back(), std::vector<std::vector<int64_t>>{}).second;
   shapes.reserve(count);
-  for (size_t i = 0; i < count; ++i) shapes.push_back(shape_of(tensors + i));
+  for (size_t i = 0; i < count; ++i) shapes.push_back(shape_of(input(i)));
+}
+
+}  // namespace
+
+void op_inputs(const Tensor* tensors, size_t count) {
+  record_inputs(count, [tensors](size_t i) { return tensors + i; });
 }
 
 void op_inputs(std::initializer_list<const Tensor*> inputs) {
-  ThreadState* ts = thread_state();
-  if (ts == nullptr) return;
-  std::lock_guard guard(ts->lock);
-  Buffer* b = ts->buffer;
-  if (b == nullptr) return;
-  if (b->flags.gpu == GpuMode::Events) {
-    for (const Tensor* t : inputs)
-      if (on_cuda(t)) mark_cuda(*b);
-  }
-  if (!b->flags.record_shapes || b->open.empty()) return;
-  auto& shapes = b->shapes.emplace_back(b->open.back(), std::vector<std::vector<int64_t>>{}).second;
-  shapes.reserve(inputs.size());
-  for (const Tensor* t : inputs) shapes.push_back(shape_of(t));
+  record_inputs(inputs.size(), [&inputs](size_t i) { return inputs.begin()[i]; });
 }
 
 void op_flops(int64_t flops) {
@@ -283,15 +296,18 @@ void memory_event(int64_t bytes, Device device) {
   if (ts == nullptr) return;
   Buffer* b = lock_buffer(*ts);
   if (b == nullptr) return;
+  std::unique_lock guard(ts->lock, std::adopt_lock);
   if (device.is_cuda()) mark_cuda(*b);
-  if (b->flags.profile_memory) {
+  if (!b->flags.profile_memory) return;
+  // Frees report from noexcept paths: a record that cannot be stored is dropped, not thrown.
+  try {
     RawEvent& e = push_event(*b, EventKind::Memory);
     e.value = bytes;
     e.device_type = static_cast<int8_t>(device.type());
     e.device_index = static_cast<int16_t>(device.index());
     e.start = e.end = now_ns();
+  } catch (...) {
   }
-  ts->lock.unlock();
 }
 
 // --- Session ---
@@ -340,13 +356,21 @@ void Session::release() {
 }
 
 void Session::begin_recording() {
+  if (recording_) return;
   const int64_t origin = now_ns();
+  // Recordings are numbered (never 0) so GPU scope keys of one never match another's.
+  static std::atomic<uint16_t> generations{0};
+  uint16_t generation = 0;
+  while (generation == 0) generation = ++generations;
+  flags_.generation = generation;
   // GPU timing starts before any thread joins: joining copies flags_, mode included.
   gpu_recorded_ = false;
   gpu_note_ = cuda_ ? "CUDA activity not recorded yet (CPU events only)" : "";
 #if defined(TL_WITH_CUDA)
   if (cuda_) {
     gpu_ = gpu_begin(origin);
+    gpu_->generation = generation;
+    gpu_->keep_unattributed = all_threads_;
     flags_.gpu = gpu_->mode;
     gpu_note_ = gpu_->note;
   }
@@ -382,16 +406,13 @@ Buffer* Session::join(const std::shared_ptr<ThreadState>& thread) {
 }
 
 std::vector<Event> Session::end_recording() {
+  if (!recording_) return {};
   {
     std::lock_guard slot(g_slot_mutex);
     if (all_threads_) g_all_threads_recording.store(false, std::memory_order_release);
     if (--g_recording_sessions == 0) g_recording.store(false, std::memory_order_relaxed);
   }
   std::vector<std::unique_ptr<Buffer>> buffers;
-  // The stopping thread's buffer: GPU timing unwinds what its still-open scopes pushed. t_state,
-  // not this_thread_state(): a Profile may stop during thread exit.
-  [[maybe_unused]] const ThreadState* me = t_state;
-  [[maybe_unused]] Buffer* mine = nullptr;
   {
     std::lock_guard guard(mutex_);
     recording_ = false;
@@ -401,7 +422,6 @@ std::vector<Event> Session::end_recording() {
       if (ts->buffer_session == this) {
         // Taken under the lock: every close this buffer saw read the clock before it.
         ts->buffer->closed_at = now_ns();
-        if (ts.get() == me) mine = ts->buffer;
         ts->buffer = nullptr;
         ts->buffer_session = nullptr;
       }
@@ -410,7 +430,7 @@ std::vector<Event> Session::end_recording() {
   }
 #if defined(TL_WITH_CUDA)
   if (gpu_ != nullptr) {
-    gpu_end(*gpu_, buffers, mine);
+    gpu_end(*gpu_, buffers);
     std::vector<Event> events = to_events(buffers);
     gpu_merge(*gpu_, events);
     gpu_recorded_ = gpu_->mode != GpuMode::Off;
@@ -451,7 +471,7 @@ std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buff
       e.thread = b->thread;
       // GPU timing links device work to its scope by this key (gpu_merge clears it).
       if (flags_.gpu != GpuMode::Off && r.kind != EventKind::Memory)
-        e.correlation = gpu_scope_key(b->thread, static_cast<int32_t>(i));
+        e.correlation = gpu_scope_key(flags_.generation, b->thread, static_cast<int32_t>(i));
       // A scope still open at stop ends there; one opened before the recording is not in it.
       e.start_ns = r.start - origin_ns_;
       e.end_ns = (r.end < 0 ? b->closed_at : r.end) - origin_ns_;

@@ -17,6 +17,14 @@ namespace tensorlet::profiler::detail {
 // How a recording times GPU work: not at all, CUPTI activity records, or CUDA-event pairs per op.
 enum class GpuMode : uint8_t { Off, Cupti, Events };
 
+// What opening a scope did; the scope object keeps these bits and closing undoes exactly that,
+// so NVTX and CUPTI stacks stay balanced when a recording stops while scopes are open.
+enum ScopeState : uint8_t {
+  kScopeRecorded = 1,  // appended to a buffer (always set when anything else is)
+  kScopeNvtx = 2,      // pushed an NVTX range
+  kScopeCupti = 4,     // pushed a CUPTI external correlation id
+};
+
 // CUDA-event fallback: the event pair around one op (the op's RawEvent::scope indexes these).
 struct GpuMark {
   int32_t index;          // the op's record in the buffer
@@ -33,6 +41,7 @@ struct RecordFlags {
   bool with_flops = false;
   bool emit_nvtx = false;
   GpuMode gpu = GpuMode::Off;  // how this recording times GPU work (gpu_trace.h)
+  uint16_t generation = 0;     // this recording's number, in its GPU scope keys
 };
 
 // One scope or memory change as recorded, kept small (48 bytes) since every op writes one: op
@@ -144,7 +153,7 @@ std::vector<size_t> start_order(const std::vector<Event>& events);
 // The calling thread's state (created on first use; shared so a session outlives a thread).
 const std::shared_ptr<ThreadState>& this_thread_state();
 // The recorder's side of RecordFunction.
-bool user_scope_begin(std::string&& name, const char* file, uint32_t line);
-void user_scope_end();
+uint8_t user_scope_begin(std::string&& name, const char* file, uint32_t line);
+void user_scope_end(uint8_t state);
 
 }  // namespace tensorlet::profiler::detail
