@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -207,7 +208,7 @@ TEST_CASE("profiler output: self and total CPU, CUDA and memory arithmetic") {
   CHECK(mul->is_top_level);
   CHECK_FALSE(empty->is_top_level);
   CHECK_FALSE(launch->is_top_level);
-  CHECK_FALSE(kernel->is_top_level);
+  CHECK(kernel->is_top_level);  // device events have no CPU parent, as in PyTorch
 
   // The self times add up to the top-level scopes' durations on each thread.
   int64_t self_sum = 0;
@@ -357,7 +358,8 @@ TEST_CASE("profiler output: row_limit and top_level_events_only") {
   CHECK(row_names(a.table({.row_limit = -1})).size() == 7);
   std::string t = a.table({.sort_by = "cpu_time_total", .top_level_events_only = true});
   CHECK(t.find("This report only display top-level operations statistics") != std::string::npos);
-  CHECK(row_names(t) == std::vector<std::string>{"outer", "tl::add", "tl::mul", "[memory]"});
+  CHECK(row_names(t) ==
+        std::vector<std::string>{"outer", "tl::add", "tl::mul", "add_kernel", "[memory]"});
   // The limit counts the rows shown, not those skipped.
   CHECK(row_names(a.table(
             {.sort_by = "cpu_time_total", .row_limit = 3, .top_level_events_only = true})) ==
@@ -365,6 +367,66 @@ TEST_CASE("profiler output: row_limit and top_level_events_only") {
   // Shares stay relative to every row: outer still has 86.96% of the CPU total.
   CHECK(t.find("86.96%") != std::string::npos);
   CHECK(t.find("Self CPU time total: 11.500ms") != std::string::npos);
+}
+
+TEST_CASE("profiler output: top_level_events_only lists device events, as PyTorch does") {
+  Builder b;
+  // A kernel and a copy launched by a top-level op, a nested op and its runtime call, a memset
+  // of unknown origin, and an op whose enclosing scope was not recorded.
+  int64_t mm = b.scope("tl::matmul", EventKind::Op, 0, 0, 0, 4 * kMs);
+  int64_t inner = b.scope("tl::empty", EventKind::Op, mm, 1, 1 * kMs, 2 * kMs);
+  b.scope("cudaLaunchKernel", EventKind::Runtime, mm, 1, 2 * kMs, 2100 * kUs);
+  auto gpu = [&](const std::string& name, EventKind kind, int64_t parent, int64_t start) {
+    Event e;
+    e.name = name;
+    e.kind = kind;
+    e.parent = parent;
+    e.start_ns = start;
+    e.end_ns = start + 100 * kUs;
+    e.device_index = 0;
+    e.stream = 7;
+    b.push(std::move(e));
+  };
+  gpu("gemm_kernel", EventKind::Kernel, mm, 2200 * kUs);
+  gpu("Memcpy HtoD", EventKind::Memcpy, inner, 1100 * kUs);
+  gpu("Memset", EventKind::Memset, 0, 5 * kMs);
+  b.scope("tl::orphan", EventKind::Op, /*parent=*/999, /*depth=*/2, 6 * kMs, 7 * kMs);
+  auto a = averages(b.events);
+  for (const char* key : {"tl::matmul", "gemm_kernel", "Memcpy HtoD", "Memset", "tl::orphan"}) {
+    CAPTURE(key);
+    REQUIRE(row(a, key));
+    CHECK(row(a, key)->is_top_level);
+  }
+  CHECK_FALSE(row(a, "tl::empty")->is_top_level);
+  CHECK_FALSE(row(a, "cudaLaunchKernel")->is_top_level);
+  CHECK(
+      row_names(a.table({.top_level_events_only = true})) ==
+      std::vector<std::string>{"tl::matmul", "gemm_kernel", "Memcpy HtoD", "Memset", "tl::orphan"});
+  // Without the CUDA columns device rows stay hidden, top level or not.
+  CHECK(row_names(averages(b.events, {}, /*cuda=*/false).table({.top_level_events_only = true})) ==
+        std::vector<std::string>{"tl::matmul", "tl::orphan"});
+}
+
+TEST_CASE("profiler output: one self-time computation behind the table and the stacks") {
+  auto events = sample_events();
+  auto self = tp::self_cpu_times_ns(events);
+  REQUIRE(self.size() == events.size());
+  // In sample_events() order: outer, tl::add, tl::empty, memory, tl::add, cudaLaunchKernel,
+  // add_kernel, memory, tl::mul, memory, tl::add (thread 2), memory.
+  CHECK(self == std::vector<int64_t>{5 * kMs, 2500 * kUs, 500 * kUs, 0, 1900 * kUs, 100 * kUs, 0, 0,
+                                     500 * kUs, 0, 1 * kMs, 0});
+  // The flame graph's values add up to the table's self CPU total.
+  const std::string path = temp_path("self_stacks.txt");
+  tp::write_stacks(events, path, "self_cpu_time_total");
+  int64_t stacks_us = 0;
+  for (const std::string& line : lines_of(read_all(path))) {
+    stacks_us += std::stoll(line.substr(line.rfind(' ') + 1));
+  }
+  std::filesystem::remove(path);
+  int64_t table_ns = 0;
+  const auto a = averages(events);  // rows() refers into it: keep it alive through the loop
+  for (const auto& r : a.rows()) table_ns += r.self_cpu_time_total_ns;
+  CHECK(stacks_us * kUs == table_ns);
 }
 
 TEST_CASE("profiler output: group by input shape") {
@@ -537,6 +599,53 @@ TEST_CASE("profiler output: chrome trace parses back with the expected events") 
                   tensorlet::Error);
 }
 
+TEST_CASE("profiler output: chrome trace of a non-UTF-8 name still parses") {
+  Builder b;
+  b.scope("bad\xff", EventKind::UserScope, 0, 0, 0, 1 * kMs);
+  const std::string path = temp_path("bad_utf8.json");
+  REQUIRE_NOTHROW(tp::write_chrome_trace(b.events, path));
+  nlohmann::json doc;
+  REQUIRE_NOTHROW(doc = nlohmann::json::parse(read_all(path)));
+  std::filesystem::remove(path);
+  bool found = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") found = e["name"] == "bad\xEF\xBF\xBD";  // U+FFFD for the bad byte
+  }
+  CHECK(found);
+}
+
+TEST_CASE("profiler output: chrome trace GPU tracks of an unknown device") {
+  // Device -1 is drawn on GPU 0's process track; its stream must not reuse a tid there.
+  Builder b;
+  for (int device : {0, -1}) {
+    Event k;
+    k.name = "kernel";
+    k.kind = EventKind::Kernel;
+    k.start_ns = 0;
+    k.end_ns = 1 * kUs;
+    k.device_index = device;
+    k.stream = device == 0 ? 7 : 8;
+    b.push(std::move(k));
+  }
+  const std::string path = temp_path("unknown_device.json");
+  tp::write_chrome_trace(b.events, path);
+  auto doc = nlohmann::json::parse(read_all(path));
+  std::filesystem::remove(path);
+  std::vector<std::pair<int64_t, int64_t>> tracks;
+  int gpu_process_names = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") tracks.emplace_back(e["pid"].get<int64_t>(), e["tid"].get<int64_t>());
+    if (e["ph"] == "M" && e["name"] == "process_name" &&
+        e["args"]["name"].get<std::string>().rfind("GPU", 0) == 0) {
+      ++gpu_process_names;
+    }
+  }
+  REQUIRE(tracks.size() == 2);
+  CHECK(tracks[0].first == tracks[1].first);
+  CHECK(tracks[0].second != tracks[1].second);
+  CHECK(gpu_process_names == 1);
+}
+
 TEST_CASE("profiler output: gzip chrome trace") {
   auto events = sample_events();
   const std::string path = temp_path("trace.json.gz");
@@ -593,4 +702,36 @@ TEST_CASE("profiler output: collapsed stacks") {
   CHECK(lines_of(read_all(path)) == std::vector<std::string>{"a,b 1500", "a,b;tl::add 1500"});
   std::filesystem::remove(path);
   CHECK_THROWS_AS(tp::write_stacks(events, path, "cpu_time_total"), tensorlet::Error);
+}
+
+TEST_CASE("profiler output: stacks of one thread have no thread frame whatever comes first") {
+  // The first event is a kernel of unknown origin (thread 0, as the GPU merge leaves it); the
+  // host work all ran on thread 1, with a memory record on another thread.
+  Builder b;
+  Event k;
+  k.name = "orphan_kernel";
+  k.kind = EventKind::Kernel;
+  k.start_ns = 0;
+  k.end_ns = 200 * kUs;
+  k.device_index = 0;
+  b.push(std::move(k));
+  int64_t op = b.scope("tl::add", EventKind::Op, 0, 0, 1 * kMs, 2 * kMs);
+  b.scope("cudaLaunchKernel", EventKind::Runtime, op, 1, 1100 * kUs, 1200 * kUs);
+  Event k2;
+  k2.name = "add_kernel";
+  k2.kind = EventKind::Kernel;
+  k2.parent = op;
+  k2.start_ns = 1300 * kUs;
+  k2.end_ns = 1400 * kUs;
+  k2.device_index = 0;
+  b.push(std::move(k2));
+  b.memory(op, 1500 * kUs, 64, "cpu", /*thread=*/3);
+  const std::string path = temp_path("one_thread_stacks.txt");
+  tp::write_stacks(b.events, path, "self_cpu_time_total");
+  CHECK(lines_of(read_all(path)) ==
+        std::vector<std::string>{"tl::add 900", "tl::add;cudaLaunchKernel 100"});
+  tp::write_stacks(b.events, path, "self_cuda_time_total");
+  CHECK(lines_of(read_all(path)) ==
+        std::vector<std::string>{"orphan_kernel 200", "tl::add;add_kernel 100"});
+  std::filesystem::remove(path);
 }

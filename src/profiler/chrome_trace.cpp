@@ -112,12 +112,15 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
   std::map<std::pair<int, uint64_t>, int64_t> stream_tid;
   std::map<int, int64_t> streams_per_device;
   auto gpu_track = [&](const Event& e) {
-    auto key = std::make_pair(e.device_index, e.stream);
+    // An unknown device (-1) shares device 0's process track, so it must share its stream
+    // numbering too, or two streams would get the same tid there.
+    const int device = std::max(0, e.device_index);
+    auto key = std::make_pair(device, e.stream);
     auto it = stream_tid.find(key);
     if (it == stream_tid.end()) {
-      it = stream_tid.emplace(key, streams_per_device[e.device_index]++).first;
+      it = stream_tid.emplace(key, streams_per_device[device]++).first;
     }
-    return std::make_pair(kGpuPidBase + std::max(0, e.device_index), it->second);
+    return std::make_pair(kGpuPidBase + device, it->second);
   };
 
   std::unordered_map<int64_t, const Event*> by_id;
@@ -227,21 +230,22 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
   }
   for (const auto& [device, count] : streams_per_device) {
     (void)count;
-    const int64_t pid = kGpuPidBase + std::max(0, device);
+    const int64_t pid = kGpuPidBase + device;
     trace.push_back(metadata("process_name", pid, -1, {{"name", "GPU " + std::to_string(device)}}));
-    trace.push_back(
-        metadata("process_sort_index", pid, -1, {{"sort_index", 1 + std::max(0, device)}}));
+    trace.push_back(metadata("process_sort_index", pid, -1, {{"sort_index", 1 + device}}));
   }
   for (const auto& [key, tid] : stream_tid) {
     char handle[32];
     std::snprintf(handle, sizeof handle, key.second > 0xffff ? "0x%llx" : "%llu",
                   static_cast<unsigned long long>(key.second));
-    trace.push_back(metadata("thread_name", kGpuPidBase + std::max(0, key.first), tid,
+    trace.push_back(metadata("thread_name", kGpuPidBase + key.first, tid,
                              {{"name", std::string("stream ") + handle}}));
   }
 
   json doc = {{"traceEvents", std::move(trace)}, {"displayTimeUnit", "ms"}};
-  write_file(path, doc.dump());
+  // Names come from user code (RecordFunction labels, demangled kernels) and need not be UTF-8:
+  // write U+FFFD for bad bytes rather than let dump() throw json::type_error mid-export.
+  write_file(path, doc.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace tensorlet::profiler

@@ -38,29 +38,49 @@ std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes) {
 
 namespace {
 
-bool is_scope(const Event& e) { return e.kind == EventKind::Op || e.kind == EventKind::UserScope; }
-// Host-side intervals that nest inside a scope and so count against its self CPU time: scopes
-// and CUDA runtime calls (cudaLaunchKernel is a child of the op that launched, as in PyTorch).
-bool is_cpu_interval(const Event& e) { return is_scope(e) || e.kind == EventKind::Runtime; }
 bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
+// Scope id -> position in events; only scopes can be parents (the first of a duplicated id wins).
+std::unordered_map<int64_t, size_t> scope_positions(const std::vector<Event>& events) {
+  std::unordered_map<int64_t, size_t> index;
+  index.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (is_scope(events[i])) index.emplace(events[i].id, i);
+  }
+  return index;
+}
 
 // Per-event sums, indexed like the events vector.
 struct Sums {
-  int64_t children_cpu_ns = 0;
   int64_t self_cuda_ns = 0, cuda_ns = 0;
   int64_t self_cpu_mem = 0, cpu_mem = 0, self_cuda_mem = 0, cuda_mem = 0;
 };
 
 }  // namespace
 
+std::vector<int64_t> self_cpu_times_ns(const std::vector<Event>& events) {
+  const auto index = scope_positions(events);
+  std::vector<int64_t> children_ns(events.size(), 0);
+  for (const Event& e : events) {
+    if (!is_cpu_interval(e) || e.parent == 0) continue;
+    auto it = index.find(e.parent);
+    if (it != index.end()) children_ns[it->second] += e.duration_ns();
+  }
+  std::vector<int64_t> self(events.size(), 0);
+  for (size_t i = 0; i < events.size(); ++i) {
+    // Never negative: overlapping children (clock skew, a malformed trace) must not make a
+    // parent's self time go below zero.
+    if (is_cpu_interval(events[i])) {
+      self[i] = std::max<int64_t>(0, events[i].duration_ns() - children_ns[i]);
+    }
+  }
+  return self;
+}
+
 KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOptions& options,
                          bool has_cuda, bool has_memory, bool has_shapes, bool has_stack,
                          bool has_flops, const std::string& cuda_note) {
-  std::unordered_map<int64_t, size_t> index;  // event id -> position
-  index.reserve(events.size());
-  for (size_t i = 0; i < events.size(); ++i) {
-    if (is_scope(events[i])) index.emplace(events[i].id, i);
-  }
+  const auto index = scope_positions(events);
   auto parent_of = [&](const Event& e) -> std::ptrdiff_t {
     if (e.parent == 0) return -1;
     auto it = index.find(e.parent);
@@ -82,9 +102,7 @@ KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOpti
 
   for (const Event& e : events) {
     std::ptrdiff_t p = parent_of(e);
-    if (is_cpu_interval(e)) {
-      if (p >= 0) sums[static_cast<size_t>(p)].children_cpu_ns += e.duration_ns();
-    } else if (e.is_gpu()) {
+    if (e.is_gpu()) {
       attribute(p, &Sums::self_cuda_ns, &Sums::cuda_ns, e.duration_ns());
     } else if (e.kind == EventKind::Memory) {
       if (is_cuda_device(e.device)) {
@@ -123,6 +141,7 @@ KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOpti
     return rows[it->second];
   };
 
+  const std::vector<int64_t> self_cpu_ns = self_cpu_times_ns(events);
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const Sums& s = sums[i];
@@ -130,9 +149,7 @@ KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOpti
       EventAverage& row = row_for(e, e.name);
       row.count += 1;
       row.cpu_time_total_ns += e.duration_ns();
-      // Never negative: overlapping children (clock skew, a malformed trace) must not make a
-      // parent's self time go below zero.
-      row.self_cpu_time_total_ns += std::max<int64_t>(0, e.duration_ns() - s.children_cpu_ns);
+      row.self_cpu_time_total_ns += self_cpu_ns[i];
       row.cuda_time_total_ns += s.cuda_ns;
       row.self_cuda_time_total_ns += s.self_cuda_ns;
       row.cpu_memory_usage += s.cpu_mem;
@@ -140,14 +157,18 @@ KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOpti
       row.cuda_memory_usage += s.cuda_mem;
       row.self_cuda_memory_usage += s.self_cuda_mem;
       row.flops += e.flops;
-      row.is_top_level = row.is_top_level || e.depth == 0;
+      // PyTorch's table skips a row whose event has a cpu_parent; host intervals get one from
+      // the enclosing scope on their thread.
+      row.is_top_level = row.is_top_level || parent_of(e) < 0;
     } else if (e.is_gpu()) {
       // Kernels and copies get rows of their own, as in PyTorch: device time, no CPU time.
       EventAverage& row = row_for(e, e.name);
       row.count += 1;
       row.cuda_time_total_ns += e.duration_ns();
       row.self_cuda_time_total_ns += e.duration_ns();
-      row.is_top_level = row.is_top_level || parent_of(e) < 0;
+      // Top level even when an op launched it: PyTorch only links CPU events into the
+      // cpu_parent tree, so device rows never have one and top_level_events_only lists them.
+      row.is_top_level = true;
       row.is_device = true;
     } else if (e.kind == EventKind::Memory && parent_of(e) < 0) {
       // Allocations outside any scope: PyTorch's "[memory]" row.

@@ -17,8 +17,6 @@ namespace {
 
 constexpr const char* kWhere = "[tl::profiler::export_stacks] ";
 
-bool is_scope(const Event& e) { return e.kind == EventKind::Op || e.kind == EventKind::UserScope; }
-
 // ';' separates frames and a line's last space starts its value: keep names from breaking either.
 std::string frame(const std::string& name) {
   std::string f = name;
@@ -47,10 +45,15 @@ void write_stacks(const std::vector<Event>& events, const std::string& path,
                 "'; valid: self_cpu_time_total, self_cuda_time_total");
   }
   std::unordered_map<int64_t, const Event*> scopes;
+  // Threads are told apart only when host intervals ran on more than one: GPU work (thread 0
+  // when its launcher is unknown) and memory records must not make one thread look like many.
+  const Event* first_cpu = nullptr;
   bool many_threads = false;
   for (const Event& e : events) {
     if (is_scope(e)) scopes.emplace(e.id, &e);
-    if (!e.is_gpu() && e.thread != events.front().thread) many_threads = true;
+    if (!is_cpu_interval(e)) continue;
+    if (first_cpu == nullptr) first_cpu = &e;
+    if (e.thread != first_cpu->thread) many_threads = true;
   }
   // The path of enclosing scopes, outermost first; the walk is bounded against parent cycles.
   auto path_to = [&](int64_t parent, uint32_t thread) {
@@ -64,20 +67,13 @@ void write_stacks(const std::vector<Event>& events, const std::string& path,
     return p;
   };
 
-  // Self time of each scope: its duration less its direct host-side children's.
-  std::unordered_map<int64_t, int64_t> children_ns;
-  for (const Event& e : events) {
-    if ((is_scope(e) || e.kind == EventKind::Runtime) && e.parent != 0) {
-      children_ns[e.parent] += e.duration_ns();
-    }
-  }
-
+  // The same self times as key_averages' table, so the flame graph adds up to it.
+  const std::vector<int64_t> self_cpu_ns = cpu ? self_cpu_times_ns(events) : std::vector<int64_t>();
   std::map<std::string, int64_t> ns_by_path;  // sorted: the output is deterministic
-  for (const Event& e : events) {
-    if (cpu && (is_scope(e) || e.kind == EventKind::Runtime)) {
-      auto c = children_ns.find(e.id);
-      int64_t self = e.duration_ns() - (is_scope(e) && c != children_ns.end() ? c->second : 0);
-      ns_by_path[joined(path_to(e.parent, e.thread), e.name)] += self > 0 ? self : 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    if (cpu && is_cpu_interval(e)) {
+      ns_by_path[joined(path_to(e.parent, e.thread), e.name)] += self_cpu_ns[i];
     } else if (!cpu && e.is_gpu()) {
       // GPU work stacks under the scopes that launched it, the kernel as the leaf frame.
       const Event* launcher = nullptr;

@@ -22,13 +22,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A block this long makes the clock reads and the synchronizes around it negligible, and is short
-// enough that a 0.2 s run still gives ~20 blocks to take quantiles over.
-constexpr double kBlockTargetSeconds = 0.01;
-// Fewer blocks than this give no usable spread (the quartiles are the extremes).
-constexpr size_t kMinBlocksForSpread = 4;
+// Fewer blocks than this print no IQR line (torch's repr: the quartiles would be the extremes).
+constexpr size_t kMinBlocksForIqrLine = 4;
+// adaptive_autorange judges the spread only from more blocks than this (torch: len(times) > 3).
+constexpr size_t kMinBlocksForConfidence = 4;
 constexpr double kIqrWarnThreshold = 0.1;
 constexpr double kIqrGrossWarnThreshold = 0.25;
+// torch's block-size search: the overhead may be at most this fraction of a block, ...
+constexpr double kMaxRelativeOverhead = 1e-4;
+// ... and the search stops before 10x the calls would pass an int32 (torch's pybind11 limit).
+constexpr int64_t kMaxBlockSizeBeforeGrowth = 2147483647;
+// torch's _timeit floor: no real block takes under 1 ns, and the block-size search divides by it.
+constexpr double kMinBlockSeconds = 1e-9;
+// adaptive_autorange searches the block size with this min_run_time whatever its own (torch).
+constexpr double kAdaptiveBlockSizeRunTime = 0.05;
 // do_bench zeroes this many bytes between calls: larger than any current GPU's L2 (H100: 50 MiB).
 constexpr int64_t kFlushBytes = int64_t{256} << 20;
 
@@ -120,26 +127,23 @@ double Measurement::relative_iqr() const {
   return spread > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
 
+bool Measurement::meets_confidence(double threshold) const { return relative_iqr() < threshold; }
+
 std::vector<std::string> Measurement::warnings() const {
+  // torch derives warnings from the IQR alone, and only when there are times; the thresholds are
+  // met at equality (meets_confidence is a strict <), so exactly 10% already warns.
   std::vector<std::string> out;
-  const size_t n = raw_times.size();
-  if (n == 0) {
-    out.push_back("  WARNING: No times were recorded.");
-    return out;
+  if (raw_times.empty()) return out;
+  const char* reason = nullptr;
+  if (!meets_confidence(kIqrGrossWarnThreshold)) {
+    reason = "This suggests significant environmental influence.";
+  } else if (!meets_confidence(kIqrWarnThreshold)) {
+    reason = "This could indicate system fluctuation.";
   }
-  if (n < kMinBlocksForSpread) {
-    out.push_back("  WARNING: Only " + std::to_string(n) + " measurement" + (n > 1 ? "s" : "") +
-                  ": the spread of the times is unknown.\n           Use blocked_autorange() or "
-                  "adaptive_autorange() for one.");
-    return out;
+  if (reason != nullptr) {
+    out.push_back("  WARNING: Interquartile range is " + fixed(relative_iqr() * 100, 1) +
+                  "% of the median measurement.\n           " + reason);
   }
-  const double rel = relative_iqr();
-  if (rel <= kIqrWarnThreshold) return out;
-  const std::string head =
-      "  WARNING: Interquartile range is " + fixed(rel * 100, 1) + "% of the median measurement.\n";
-  out.push_back(head + (rel > kIqrGrossWarnThreshold
-                            ? "           This suggests significant environmental influence."
-                            : "           This could indicate system fluctuation."));
   return out;
 }
 
@@ -161,7 +165,7 @@ std::ostream& operator<<(std::ostream& os, const Measurement& m) {
   os << m.label << (m.sub_label.empty() ? "" : ": " + m.sub_label) << "\n";
   if (!m.description.empty()) os << m.description << "\n";
   os << "  " << (n > 1 ? "Median: " : "") << in_unit(med) << "\n";
-  if (n >= kMinBlocksForSpread) {
+  if (n >= kMinBlocksForIqrLine) {
     os << "  IQR:    " << in_unit(m.iqr()) << " (" << fixed(m.quantile(0.25) / unit.scale, 2)
        << " to " << fixed(m.quantile(0.75) / unit.scale, 2) << ")\n";
   }
@@ -178,12 +182,17 @@ std::ostream& operator<<(std::ostream& os, const Measurement& m) {
 Timer::Timer(std::string label, std::function<void()> fn, TimerOptions options)
     : label_(std::move(label)), fn_(std::move(fn)), options_(std::move(options)) {
   TL_CHECK(static_cast<bool>(fn_), Error, "tl::bench::Timer", "no function to time");
-  if (options_.device.is_cuda()) {
-    TL_CHECK(cuda::is_available(), DeviceError, "tl::bench::Timer", "device ", options_.device,
+  if (!options_.device) {
+    // torch decides once (at import) whether its default timer synchronizes; this decides once
+    // per Timer, and, like torch.cuda.synchronize(), waits for the device current at each block.
+    if (cuda::is_available()) sync_device_ = -1;
+  } else if (options_.device->is_cuda()) {
+    const Device device = *options_.device;
+    TL_CHECK(cuda::is_available(), DeviceError, "tl::bench::Timer", "device ", device,
              " asked for, but no CUDA device is usable here");
-    TL_CHECK(options_.device.index() < cuda::device_count(), DeviceError, "tl::bench::Timer",
-             "device ", options_.device, " asked for, but there are ", cuda::device_count(),
-             " CUDA devices");
+    TL_CHECK(device.index() < cuda::device_count(), DeviceError, "tl::bench::Timer", "device ",
+             device, " asked for, but there are ", cuda::device_count(), " CUDA devices");
+    sync_device_ = device.index();
   }
   TL_CHECK(options_.num_threads >= 0, Error, "tl::bench::Timer",
            "num_threads must be 0 (leave as is) or positive, got ", options_.num_threads);
@@ -192,12 +201,24 @@ Timer::Timer(std::string label, std::function<void()> fn, TimerOptions options)
 double Timer::time_block(int64_t calls) {
   // The device must be idle when the clock starts (or earlier work would be billed to this block)
   // and again when it stops (or the work this block enqueued would not be).
-  const bool gpu = options_.device.is_cuda();
-  if (gpu) cuda::synchronize(options_.device.index());
-  const auto start = Clock::now();
-  for (int64_t i = 0; i < calls; ++i) fn_();
-  if (gpu) cuda::synchronize(options_.device.index());
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  auto sync = [&] {
+    if (sync_device_) cuda::synchronize(*sync_device_);
+  };
+  double seconds = 0;
+  if (options_.timer) {
+    sync();
+    const double start = options_.timer();
+    for (int64_t i = 0; i < calls; ++i) fn_();
+    sync();
+    seconds = options_.timer() - start;
+  } else {
+    sync();
+    const auto start = Clock::now();
+    for (int64_t i = 0; i < calls; ++i) fn_();
+    sync();
+    seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return std::max(seconds, kMinBlockSeconds);
 }
 
 Measurement Timer::make_measurement(int64_t number, std::vector<double> block_seconds) const {
@@ -209,36 +230,43 @@ Measurement Timer::make_measurement(int64_t number, std::vector<double> block_se
   for (double& t : block_seconds) t /= static_cast<double>(number);
   m.raw_times = std::move(block_seconds);
   m.num_threads = get_num_threads();
-  m.device = options_.device;
+  if (sync_device_) {
+    m.device = Device::cuda(*sync_device_ >= 0 ? *sync_device_ : cuda::current_device());
+  }
   return m;
 }
 
 Measurement Timer::timeit(int64_t n) {
   TL_CHECK(n >= 1, Error, "tl::bench::Timer::timeit", "expected n >= 1, got ", n);
   ThreadCountGuard threads(options_.num_threads);
-  time_block(std::max<int64_t>(1, n / 100));  // warm-up, untimed
+  time_block(std::max<int64_t>(2, n / 100));  // warm-up, untimed (torch: max(number // 100, 2))
   return make_measurement(n, {time_block(n)});
 }
 
-int64_t Timer::estimate_block_size(double min_run_time) {
-  time_block(1);  // warm-up: first-use costs would make 1 call look long enough
-  const double target = std::min(kBlockTargetSeconds, min_run_time);
-  constexpr int64_t kMaxNumber = int64_t{1} << 40;
+int64_t detail::estimate_block_size(const std::function<double(int64_t)>& timeit,
+                                    double min_run_time) {
+  // The median of empty blocks is what a block costs besides its calls (clock reads, syncs); the
+  // first timed block of 1 call also serves as the warm-up.
+  std::vector<double> empty_blocks;
+  for (int i = 0; i < 5; ++i) empty_blocks.push_back(timeit(0));
+  std::sort(empty_blocks.begin(), empty_blocks.end());
+  const double overhead = sorted_quantile(empty_blocks, 0.5);
   int64_t number = 1;
-  while (number < kMaxNumber) {
-    const double t = time_block(number);
-    if (t >= target) break;
-    // Aim a little past the target from the rate seen so far, growing at least 2x (so the loop
-    // ends fast when a block is too short to time) and at most 10x (so one noisy block cannot
-    // make the next one enormous).
-    const double factor = t > 0 ? std::clamp(1.2 * target / t, 2.0, 10.0) : 10.0;
-    number = static_cast<int64_t>(std::ceil(static_cast<double>(number) * factor));
+  while (true) {
+    const double time_taken = timeit(number);
+    if (overhead / time_taken <= kMaxRelativeOverhead && time_taken >= min_run_time / 1000) break;
+    if (time_taken > min_run_time) break;
+    if (number * 10 > kMaxBlockSizeBeforeGrowth) break;
+    number *= 10;
   }
   return number;
 }
 
+// torch's _threaded_measurement_loop: blocks until their total reaches min_run_time and the stop
+// rule holds (blocked_autorange: always; adaptive_autorange: more than 3 blocks meeting the
+// confidence threshold), or their total passes max_run_time (when > 0).
 Measurement Timer::measure(int64_t number, double min_run_time, double max_run_time,
-                           double threshold) {
+                           double threshold, const BlockCallback& callback) {
   std::vector<double> blocks;
   double total = 0;
   bool can_stop = false;
@@ -246,33 +274,38 @@ Measurement Timer::measure(int64_t number, double min_run_time, double max_run_t
     const double t = time_block(number);
     blocks.push_back(t);
     total += t;
+    if (callback) callback(number, t);
     if (threshold <= 0) {
       can_stop = true;
-    } else if (blocks.size() >= kMinBlocksForSpread) {
-      can_stop = make_measurement(number, blocks).relative_iqr() < threshold;
+    } else {
+      can_stop = blocks.size() >= kMinBlocksForConfidence &&
+                 make_measurement(number, blocks).meets_confidence(threshold);
     }
     if (max_run_time > 0 && total > max_run_time) break;
   }
   return make_measurement(number, std::move(blocks));
 }
 
-Measurement Timer::blocked_autorange(double min_run_time) {
+Measurement Timer::blocked_autorange(double min_run_time, const BlockCallback& callback) {
   TL_CHECK(min_run_time > 0, Error, "tl::bench::Timer::blocked_autorange",
            "expected min_run_time > 0, got ", min_run_time);
   ThreadCountGuard threads(options_.num_threads);
-  const int64_t number = estimate_block_size(min_run_time);
-  return measure(number, min_run_time, /*max_run_time=*/0, /*threshold=*/0);
+  const int64_t number = detail::estimate_block_size(
+      [this](int64_t calls) { return time_block(calls); }, min_run_time);
+  return measure(number, min_run_time, /*max_run_time=*/0, /*threshold=*/0, callback);
 }
 
-Measurement Timer::adaptive_autorange(double threshold, double max_run_time, double min_run_time) {
-  TL_CHECK(threshold > 0, Error, "tl::bench::Timer::adaptive_autorange",
-           "expected threshold > 0, got ", threshold);
-  TL_CHECK(min_run_time > 0 && max_run_time >= min_run_time, Error,
-           "tl::bench::Timer::adaptive_autorange",
-           "expected 0 < min_run_time <= max_run_time, got ", min_run_time, " and ", max_run_time);
+Measurement Timer::adaptive_autorange(double threshold, const AdaptiveAutorangeOptions& options) {
+  constexpr const char* kOp = "tl::bench::Timer::adaptive_autorange";
+  TL_CHECK(threshold > 0, Error, kOp, "expected threshold > 0, got ", threshold);
+  TL_CHECK(options.min_run_time > 0, Error, kOp, "expected min_run_time > 0, got ",
+           options.min_run_time);
+  TL_CHECK(options.max_run_time >= 0, Error, kOp, "expected max_run_time >= 0 (0: no limit), got ",
+           options.max_run_time);
   ThreadCountGuard threads(options_.num_threads);
-  const int64_t number = estimate_block_size(min_run_time);
-  return measure(number, min_run_time, max_run_time, threshold);
+  const int64_t number = detail::estimate_block_size(
+      [this](int64_t calls) { return time_block(calls); }, kAdaptiveBlockSizeRunTime);
+  return measure(number, options.min_run_time, options.max_run_time, threshold, options.callback);
 }
 
 // ---- Compare ----------------------------------------------------------------------------------

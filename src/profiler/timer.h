@@ -1,21 +1,23 @@
 // tl::bench: a benchmark Timer (torch.utils.benchmark's Timer/Measurement/Compare) and do_bench.
 //
-//   auto m = tl::bench::Timer("x @ x.T", [&] { tl::matmul(g, g.t()); },
-//                             {.sub_label = "1024", .device = tl::Device::cuda(0)})
+//   auto m = tl::bench::Timer("x @ x.T", [&] { tl::matmul(g, g.t()); }, {.sub_label = "1024"})
 //                .blocked_autorange();
 //   std::cout << m;                              // median, IQR, blocks, runs per block, warnings
 //   std::cout << tl::bench::Compare({m1, m2});   // rows: sub_label, columns: description
 //   auto ms = tl::bench::do_bench([&] { ... });  // CUDA events per call, L2 flushed: {p20, p50,
 //   p80}
 //
-// Why the Timer can be trusted on asynchronous GPU code: with a CUDA device it waits for the
-// device before starting the clock and again before stopping it, so a block's time is that of the
-// work it enqueued, not of enqueueing it; and it always runs the function before timing it, so
-// first-use costs (context, handles, allocator growth, thread pools) stay out of the numbers.
+// Why the Timer can be trusted on asynchronous GPU code: like torch's, whenever a CUDA device is
+// usable it waits for the device before starting the clock and again before stopping it (by
+// default the current device, as torch.cuda.synchronize() does), so a block's time is that of
+// the work it enqueued, not of enqueueing it. It also runs the function before the blocks it
+// reports (the block-size search, timeit's warm-up), so first-use costs (context, handles,
+// allocator growth, thread pools) stay out of the numbers.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,10 +29,31 @@ namespace tensorlet::bench {
 struct TimerOptions {
   std::string sub_label{};    // the row of a Compare table (e.g. the input size)
   std::string description{};  // the column of a Compare table (e.g. the implementation)
-  // cpu, or cuda:N: then the Timer synchronizes that device around every timed block.
-  Device device = Device::cpu();
+  // Which device the Timer waits for before starting and before stopping the clock of each timed
+  // block. Not given (the default): the current CUDA device whenever tl::cuda::is_available(),
+  // nothing otherwise, as torch's Timer synchronizes CUDA whenever it is available: a default
+  // Timer around GPU ops measures their execution, not just their enqueueing, and a CPU-only
+  // function pays a synchronize of an idle device per block, which the block size amortizes.
+  // cuda:N: that device (it must exist). cpu: nothing, for CPU code that must not pay it.
+  std::optional<Device> device{};
   // When > 0: tl::set_num_threads(num_threads) while measuring, the previous count restored after.
   int num_threads = 0;
+  // Seconds from an arbitrary origin, read at the start and end of each timed block (torch's
+  // `timer` argument). Empty: std::chrono::steady_clock. The synchronization above happens
+  // whatever the clock, so a custom clock (e.g. a fake one in tests) never skips it.
+  std::function<double()> timer{};
+};
+
+// Called after each timed block of blocked_autorange / adaptive_autorange with the calls in the
+// block and its total seconds (torch's `callback(number, time_spent)`).
+using BlockCallback = std::function<void(int64_t number, double seconds)>;
+
+// adaptive_autorange's keyword-only arguments in torch, here set by designated initializers:
+//   timer.adaptive_autorange(0.1, {.max_run_time = 1.0});
+struct AdaptiveAutorangeOptions {
+  double min_run_time = 0.01;  // seconds of timed blocks before it may stop
+  double max_run_time = 10.0;  // it stops once the blocks pass this; 0: no limit (torch's None)
+  BlockCallback callback{};
 };
 
 // The result of a measurement: one time per timed block, each already divided by the calls in it.
@@ -43,7 +66,7 @@ struct Measurement {
   int64_t number_per_run = 1;     // calls of the function in each timed block
   std::vector<double> raw_times;  // seconds per call, one entry per block
   int num_threads = 1;            // the thread count in effect while measuring
-  Device device = Device::cpu();
+  Device device = Device::cpu();  // the device synchronized around each block (cpu: none)
 
   // Order statistics with linear interpolation between the sorted times (numpy's default), so
   // they match torch.utils.benchmark's. All are 0 for a measurement without times.
@@ -53,8 +76,11 @@ struct Measurement {
   double iqr() const;               // quantile(0.75) - quantile(0.25)
   // IQR / median: the spread the warnings and Compare's highlighting look at.
   double relative_iqr() const;
-  // Warnings as printed under the measurement: the IQR above 10% of the median (above 25%: a
-  // gross one), or fewer than 4 blocks (a spread cannot be estimated from so few).
+  // IQR / median < threshold (torch's meets_confidence): adaptive_autorange's stopping rule.
+  bool meets_confidence(double threshold = 0.1) const;
+  // Warnings as printed under the measurement, from the IQR only, as torch's: IQR / median >= 25%
+  // "This suggests significant environmental influence.", else >= 10% "This could indicate system
+  // fluctuation.". Like torch, none for few blocks (one block has an IQR of 0) or none at all.
   std::vector<std::string> warnings() const;
   bool has_warnings() const { return !warnings().empty(); }
   // The name of the measurement's row in Compare: sub_label, or label when there is none.
@@ -83,30 +109,45 @@ class Timer {
  public:
   Timer(std::string label, std::function<void()> fn, TimerOptions options = {});
 
-  // Runs fn n times in one timed block, after a warm-up block of max(1, n / 100) calls.
+  // Runs fn n times in one timed block, after an untimed warm-up block of max(2, n / 100) calls.
   Measurement timeit(int64_t n = 1000000);
-  // Grows the calls per block (one warm-up call first, then blocks of 1, then more calls each
-  // time) until a block takes >= 10 ms or longer than min_run_time, then times blocks of that
-  // size until their total reaches min_run_time.
-  Measurement blocked_autorange(double min_run_time = 0.2);
-  // The block size as in blocked_autorange, then blocks until at least 4 were timed, their total
-  // reaches min_run_time and IQR / median < threshold, or their total passes max_run_time (then
-  // the result keeps its warning).
-  Measurement adaptive_autorange(double threshold = 0.1, double max_run_time = 10.0,
-                                 double min_run_time = 0.01);
+  // torch's blocked_autorange: the block size from the search below with this min_run_time, then
+  // blocks of that size until their total reaches min_run_time. The block size search (torch's
+  // _estimate_block_size) times 5 empty blocks (their median is the overhead of a block), then
+  // blocks of 1, 10, 100, ... calls, and keeps the first whose overhead is <= 1e-4 of its time
+  // and which takes >= min_run_time / 1000, or which takes > min_run_time, or 10^9 (torch caps it
+  // where 10x more would overflow an int32).
+  Measurement blocked_autorange(double min_run_time = 0.2, const BlockCallback& callback = {});
+  // torch's adaptive_autorange: the block size searched with min_run_time 0.05 (whatever
+  // options.min_run_time is), then blocks until more than 3 were timed, their total reaches
+  // options.min_run_time and meets_confidence(threshold), or their total passes
+  // options.max_run_time (then the result keeps its warning).
+  Measurement adaptive_autorange(double threshold = 0.1,
+                                 const AdaptiveAutorangeOptions& options = {});
 
   const TimerOptions& options() const { return options_; }
+  // The CUDA device synchronized around each timed block: -1 for the current one (the default
+  // with a usable CUDA device), N for cuda:N, std::nullopt for none.
+  std::optional<int> synchronized_device() const { return sync_device_; }
 
  private:
   double time_block(int64_t calls);  // seconds for `calls` calls, the device idle at both ends
-  int64_t estimate_block_size(double min_run_time);
-  Measurement measure(int64_t number, double min_run_time, double max_run_time, double threshold);
+  Measurement measure(int64_t number, double min_run_time, double max_run_time, double threshold,
+                      const BlockCallback& callback);
   Measurement make_measurement(int64_t number, std::vector<double> block_seconds) const;
 
   std::string label_;
   std::function<void()> fn_;
   TimerOptions options_;
+  std::optional<int> sync_device_;
 };
+
+namespace detail {
+// torch's _estimate_block_size (see blocked_autorange) over any timeit(number) -> seconds for a
+// block of `number` calls. Apart from Timer so that the rule can be checked on synthetic times,
+// down to the 10^9 cap that real calls would take seconds to reach.
+int64_t estimate_block_size(const std::function<double(int64_t)>& timeit, double min_run_time);
+}  // namespace detail
 
 // Several measurements as PyTorch's Compare prints them: one table per label, a row per
 // sub_label (grouped under "N threads:" lines), a column per description, every median in the
