@@ -12,6 +12,7 @@
 
 #include <tensorlet.h>
 #include "profiler/op_scope.h"
+#include "profiler/recorder.h"
 
 namespace tl = tensorlet;
 namespace prof = tl::profiler;
@@ -118,14 +119,21 @@ void measure(const char* device_name, tl::Device device, bool has_cuda,
   };
   // The profile lives between setup and teardown; finish stops it (waiting for the device, and
   // with CUDA activity, gathering its records).
+  // Each stop()'s phases, per configuration, for the breakdown printed under the rows.
+  auto phases = std::make_shared<std::vector<std::vector<prof::detail::StopPhases>>>();
   auto profiled = [&](std::vector<prof::Activity> activities) {
     auto profile = std::make_shared<std::unique_ptr<prof::Profile>>();
+    phases->emplace_back();
+    const size_t slot = phases->size() - 1;
     Workload w;
     w.setup = [profile, activities] {
       *profile = std::make_unique<prof::Profile>(prof::ProfileOptions{.activities = activities});
     };
     w.body = adds;
-    w.finish = [profile] { (*profile)->stop(); };
+    w.finish = [profile, phases, slot] {
+      (*profile)->stop();
+      (*phases)[slot].push_back(prof::detail::last_stop_phases());
+    };
     w.teardown = [profile] { profile->reset(); };
     return w;
   };
@@ -145,6 +153,21 @@ void measure(const char* device_name, tl::Device device, bool has_cuda,
   if (has_cuda)
     row((what + ", CPU + CUDA").c_str(), per_op(t[2]), per_op(t[2]) - none_us, stop_per_op(t[2]),
         1.5);
+  // Where stop() goes with CUDA activity (medians per phase, per op recorded).
+  if (has_cuda && !phases->back().empty()) {
+    const auto& p = phases->back();
+    auto phase_us = [&](int64_t prof::detail::StopPhases::*field) {
+      std::vector<double> v;
+      for (const auto& x : p) v.push_back(static_cast<double>(x.*field) * 1e-3 / kCalls);
+      return median(v);
+    };
+    using SP = prof::detail::StopPhases;
+    std::printf(
+        "    stop()/op with CPU + CUDA on %s: device sync %.3f us, CUPTI flush %.3f us, parse "
+        "%.3f us, CPU events %.3f us, GPU merge %.3f us\n",
+        device_name, phase_us(&SP::sync_ns), phase_us(&SP::flush_ns), phase_us(&SP::parse_ns),
+        phase_us(&SP::events_ns), phase_us(&SP::merge_ns));
+  }
 }
 
 // The hook every op opens, alone: with no profiler running it should cost about one relaxed

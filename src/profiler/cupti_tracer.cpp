@@ -317,7 +317,16 @@ void pop_scope() {
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
 }
 
+namespace {
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
 Collected stop() {
+  const int64_t t0 = steady_ns();
   // Work still queued would be missing from the flush: wait once for every device, here only.
   const int devices = tensorlet::cuda::device_count();
   if (devices > 0) {
@@ -329,8 +338,10 @@ Collected stop() {
     cudaSetDevice(current);
     (void)cudaGetLastError();
   }
+  const int64_t t1 = steady_ns();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   disable_all();
+  const int64_t t2 = steady_ns();
   State& s = state();
   std::vector<std::pair<uint8_t*, size_t>> completed;
   Collected out;
@@ -343,6 +354,9 @@ Collected stop() {
   }
   for (auto& [buffer, valid] : completed) reserve_for(buffer, valid, out);
   for (auto& [buffer, valid] : completed) parse(buffer, valid, offset, out);
+  out.sync_ns = t1 - t0;
+  out.flush_ns = t2 - t1;
+  out.parse_ns = steady_ns() - t2;
   std::lock_guard guard(s.mutex);
   for (auto& c : completed) s.free_buffers.push_back(c.first);
   s.active = false;

@@ -25,6 +25,9 @@ struct Collected {
       runtime;  // runtime calls, driver launches (thread and parent unset; correlation set)
   std::vector<std::pair<uint64_t, uint64_t>> external;  // (correlation id, external id)
   uint64_t dropped = 0;                                 // records CUPTI could not store
+  // Where stop() spent its time (bench_profiler reports it): waiting for the devices, CUPTI's
+  // flush, and turning the records into Events.
+  int64_t sync_ns = 0, flush_ns = 0, parse_ns = 0;
 };
 // Waits for the devices, flushes, disables collection and returns the records on the profile clock.
 Collected stop();

@@ -144,6 +144,9 @@ void gpu_end(GpuSession& s, std::vector<std::unique_ptr<Buffer>>& buffers) {
     s.runtime = std::move(c.runtime);
     s.external = std::move(c.external);
     s.dropped = c.dropped;
+    s.sync_ns = c.sync_ns;
+    s.flush_ns = c.flush_ns;
+    s.parse_ns = c.parse_ns;
 #endif
     return;
   }

@@ -36,6 +36,7 @@ class GpuSession {
   std::vector<Event> device, runtime;
   std::vector<std::pair<uint64_t, uint64_t>> external;  // (correlation id, scope key)
   uint64_t dropped = 0;
+  int64_t sync_ns = 0, flush_ns = 0, parse_ns = 0;  // where cupti::stop spent its time
   // CUDA events: per op, its key, device and GPU time between its events (-1: not measured).
   struct Timed {
     uint64_t key;

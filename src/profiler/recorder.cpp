@@ -179,6 +179,10 @@ std::string_view base_name(const char* path) {
 
 }  // namespace
 
+namespace {
+thread_local StopPhases g_last_stop;
+}  // namespace
+
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -428,11 +432,19 @@ std::vector<Event> Session::end_recording() {
     }
     buffers.swap(buffers_);
   }
+  g_last_stop = {};
 #if defined(TL_WITH_CUDA)
   if (gpu_ != nullptr) {
     gpu_end(*gpu_, buffers);
+    const int64_t t0 = now_ns();
     std::vector<Event> events = to_events(buffers);
+    const int64_t t1 = now_ns();
     gpu_merge(*gpu_, events);
+    g_last_stop = {.sync_ns = gpu_->sync_ns,
+                   .flush_ns = gpu_->flush_ns,
+                   .parse_ns = gpu_->parse_ns,
+                   .events_ns = t1 - t0,
+                   .merge_ns = now_ns() - t1};
     gpu_recorded_ = gpu_->mode != GpuMode::Off;
     gpu_note_ = gpu_->note;
     gpu_.reset();
@@ -440,8 +452,13 @@ std::vector<Event> Session::end_recording() {
     return events;
   }
 #endif
-  return to_events(buffers);
+  const int64_t t0 = now_ns();
+  std::vector<Event> events = to_events(buffers);
+  g_last_stop.events_ns = now_ns() - t0;
+  return events;
 }
+
+StopPhases last_stop_phases() { return g_last_stop; }
 
 std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buffers) const {
   size_t total = 0;

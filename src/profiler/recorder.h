@@ -145,6 +145,14 @@ class Session {
   std::vector<std::shared_ptr<ThreadState>> threads_;
 };
 
+// Where the calling thread's last end_recording spent its time (bench_profiler reports it, so the
+// cost of stop() can be told apart): waiting for the devices, CUPTI's flush, parsing its records,
+// building the CPU events, joining the GPU side to them. Zeros for phases that did not run.
+struct StopPhases {
+  int64_t sync_ns = 0, flush_ns = 0, parse_ns = 0, events_ns = 0, merge_ns = 0;
+};
+StopPhases last_stop_phases();
+
 // Steady-clock nanoseconds, the recorder's time base.
 int64_t now_ns();
 // The indices of events in start-time order, ties in index order (a stable order): sorts
