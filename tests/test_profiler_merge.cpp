@@ -138,6 +138,22 @@ TEST_CASE("profiler merge: a per-thread recording keeps only its own device work
   CHECK(events.size() == static_cast<size_t>(3 * n));
 }
 
+TEST_CASE("profiler merge: the warm-up launch made at start is dropped, all threads or not") {
+  const int n = 3;
+  for (bool all_threads : {true, false}) {
+    CAPTURE(all_threads);
+    std::vector<Event> events = cpu_ops(n);
+    GpuSession s = cupti_session(n, 2, all_threads);
+    s.runtime.push_back(record(EventKind::Runtime, "cudaLaunchKernel", -500, 3));
+    s.device.push_back(record(EventKind::Kernel, "profiler_warmup_kernel", -400, 3));
+    s.external.emplace_back(3, prof::detail::kWarmupExternalId);
+    prof::detail::gpu_merge(s, events);
+    for (const Event& e : events) CHECK(e.name != "profiler_warmup_kernel");
+    // The ops, their launches and kernels, and (all threads only) the stray kernel.
+    CHECK(events.size() == static_cast<size_t>(3 * n + (all_threads ? 1 : 0)));
+  }
+}
+
 TEST_CASE("profiler merge: nested scopes keep their parents through renumbering") {
   // A user scope around two ops; a kernel of the second op starts before the scope's end.
   std::vector<Event> events(3);

@@ -8,13 +8,18 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cuda/cuda.h"  // CUstream_st
 #include "profiler/event.h"
+#include "profiler/gpu_trace.h"
 
 namespace tensorlet::profiler::detail::cupti {
 
 // Enables activity collection; returns "" on success, else why CUPTI cannot be used (the caller
 // then falls back to CUDA events). origin_ns: the profile clock's zero (steady_clock ns).
 std::string start(int64_t origin_ns);
+// Launches an empty kernel on `stream` (a cudaStream_t; cupti_warmup.cu).
+void launch_warmup_kernel(::CUstream_st* stream);
+
 // The recorded scope a thread is in, for the runtime calls it makes meanwhile.
 bool push_scope(uint64_t external_id);  // false: not pushed (do not pop)
 void pop_scope();

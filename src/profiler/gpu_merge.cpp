@@ -129,6 +129,10 @@ void merge_cupti(GpuSession& s, std::vector<Event>& events, const ScopeIndex& sc
                  int64_t next_id) {
   const ExternalIndex external(s.external);
   auto scope_for = [&](uint64_t correlation) { return scopes.find(external.find(correlation)); };
+  // The warm-up launch made at start belongs to the profiler, not to the user's work.
+  auto is_warmup = [&](uint64_t correlation) {
+    return external.find(correlation) == kWarmupExternalId;
+  };
   // A runtime call outside every recorded scope (another thread, the profiler's own sync) has no
   // thread of ours to sit on: dropped, the kept ones compacted in place.
   size_t kept = 0;
@@ -148,7 +152,7 @@ void merge_cupti(GpuSession& s, std::vector<Event>& events, const ScopeIndex& sc
   kept = 0;
   for (Event& d : s.device) {
     const size_t op = scope_for(d.correlation);
-    if (op == kNone && !s.keep_unattributed) continue;
+    if (op == kNone && (!s.keep_unattributed || is_warmup(d.correlation))) continue;
     d.parent = op == kNone ? 0 : events[op].id;
     d.depth = op == kNone ? 0 : events[op].depth + 1;
     d.id = next_id++;

@@ -22,6 +22,10 @@ inline uint64_t gpu_scope_key(uint16_t generation, uint32_t thread, int32_t inde
          static_cast<uint32_t>(index + 1);
 }
 
+// The external id under which a CUPTI recording's start launches its warm-up kernel (never a scope
+// key: a key's slot is at most 2^31): the merge drops what carries it.
+constexpr uint64_t kWarmupExternalId = ~uint64_t{0};
+
 // What one recording collected on the GPU side; plain data so every build can destroy it.
 class GpuSession {
  public:
