@@ -101,12 +101,24 @@ void merge_in_time_order(std::vector<Event>& events,
   size_t total = 0;
   for (const auto* src : sources) total += src->size();
   constexpr int kSourceShift = 48;
-  std::vector<std::pair<int64_t, uint64_t>> keyed;
+  // Each source is nearly always in start order already (the CPU events by construction, CUPTI's
+  // records as a stream runs them): sorting a source only when it is not, then merging the
+  // sorted runs, costs a linear pass where one sort of everything cost most of the merge.
+  using Key = std::pair<int64_t, uint64_t>;
+  std::vector<Key> keyed, run, merged_keys;
   keyed.reserve(total);
-  for (size_t s = 0; s < sources.size(); ++s)
+  run.reserve(total);
+  merged_keys.reserve(total);
+  for (size_t s = 0; s < sources.size(); ++s) {
+    run.clear();
     for (size_t i = 0; i < sources[s]->size(); ++i)
-      keyed.emplace_back((*sources[s])[i].start_ns, (uint64_t{s} << kSourceShift) | i);
-  std::sort(keyed.begin(), keyed.end());
+      run.emplace_back((*sources[s])[i].start_ns, (uint64_t{s} << kSourceShift) | i);
+    if (!std::is_sorted(run.begin(), run.end())) std::sort(run.begin(), run.end());
+    merged_keys.clear();
+    std::merge(keyed.begin(), keyed.end(), run.begin(), run.end(),
+               std::back_inserter(merged_keys));
+    keyed.swap(merged_keys);
+  }
   auto at = [&](uint64_t tag) -> Event& {
     return (*sources[tag >> kSourceShift])[tag & ((uint64_t{1} << kSourceShift) - 1)];
   };
