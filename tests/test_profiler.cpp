@@ -2,6 +2,9 @@
 // memory attribution, shapes, stacks, flops, start/stop rules. Times are only lower bounds.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <latch>
 #include <map>
 #include <stdexcept>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "trace_format.h"
 
 namespace {
 
@@ -233,6 +237,13 @@ TEST_CASE("profiler: all_threads mode records every thread on its own track") {
   CHECK(worker_scope->thread == 2);
   CHECK(zeros->thread == 2);
   CHECK(zeros->parent == worker_scope->id);
+  // The trace of a real recording (two threads, nested scopes) is what Perfetto's importer takes.
+  const auto path = std::filesystem::temp_directory_path() / "tl_all_threads_trace.json";
+  profile.export_chrome_trace(path.string());
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  std::filesystem::remove(path);
+  tl_test::check_trace_event_format(nlohmann::json::parse(text.str()));
   // A second all-threads Profile, or a per-thread one, cannot start meanwhile.
   prof::Profile again({.all_threads = true});
   CHECK_THROWS_AS(prof::Profile({.all_threads = true}), tl::Error);

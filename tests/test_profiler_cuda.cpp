@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
+#include "trace_format.h"
 
 namespace {
 
@@ -192,6 +193,7 @@ TEST_CASE("profiler: CUDA activity links kernels and runtime calls to their ops 
 
     // The chrome trace shows the kernels on GPU tracks, with launch -> kernel flow arrows.
     auto doc = read_trace(run.trace_path);
+    tl_test::check_trace_event_format(doc);
     int kernels = 0, flow_starts = 0, flow_ends = 0;
     for (const auto& x : doc["traceEvents"]) {
       const std::string cat = x.value("cat", "");
@@ -222,6 +224,7 @@ TEST_CASE("profiler: CUDA activity from CUDA events when forced (TL_PROFILER_FOR
   CHECK(k->parent == add->id);
   for (const Event& e : run.events) CHECK(e.kind != EventKind::Runtime);
   auto doc = read_trace(run.trace_path);
+  tl_test::check_trace_event_format(doc);
   int kernels = 0, flows = 0;
   for (const auto& x : doc["traceEvents"]) {
     if (x.value("cat", "") == "kernel") ++kernels;

@@ -19,6 +19,7 @@
 #include "profiler/export.h"
 #include "profiler/profile.h"
 #include "tensor/error.h"
+#include "trace_format.h"
 
 namespace tp = tensorlet::profiler;
 using tp::Event;
@@ -538,7 +539,7 @@ TEST_CASE("profiler output: chrome trace parses back with the expected events") 
   tp::write_chrome_trace(events, path);
   auto doc = nlohmann::json::parse(read_all(path));
   std::filesystem::remove(path);
-  REQUIRE(doc.contains("traceEvents"));
+  tl_test::check_trace_event_format(doc);
   const auto& te = doc["traceEvents"];
   int complete = 0, instants = 0, counters = 0;
   const nlohmann::json *kernel = nullptr, *outer = nullptr, *add = nullptr, *start = nullptr,

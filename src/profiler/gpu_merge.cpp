@@ -115,8 +115,7 @@ void merge_in_time_order(std::vector<Event>& events,
       run.emplace_back((*sources[s])[i].start_ns, (uint64_t{s} << kSourceShift) | i);
     if (!std::is_sorted(run.begin(), run.end())) std::sort(run.begin(), run.end());
     merged_keys.clear();
-    std::merge(keyed.begin(), keyed.end(), run.begin(), run.end(),
-               std::back_inserter(merged_keys));
+    std::merge(keyed.begin(), keyed.end(), run.begin(), run.end(), std::back_inserter(merged_keys));
     keyed.swap(merged_keys);
   }
   auto at = [&](uint64_t tag) -> Event& {
