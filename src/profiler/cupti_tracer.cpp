@@ -163,10 +163,13 @@ const char* memcpy_name(uint8_t kind) {
   }
 }
 
+// Fills a device record's Event where it will stay (constructed in place: an Event is large, and a
+// profile holds tens of thousands).
 template <class Record>
-Event device_event(const Record& r, EventKind kind, std::string name, int64_t offset) {
-  Event e;
-  e.name = std::move(name);
+Event& device_event(const Record& r, EventKind kind, const std::string& name, int64_t offset,
+                    std::vector<Event>& out) {
+  Event& e = out.emplace_back();
+  e.name = name;
   e.kind = kind;
   e.start_ns = static_cast<int64_t>(r.start) + offset;
   e.end_ns = static_cast<int64_t>(r.end) + offset;
@@ -221,19 +224,20 @@ void parse(uint8_t* buffer, size_t valid, int64_t offset, Collected& out) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        out.device.push_back(device_event(k, EventKind::Kernel, demangled(k.name), offset));
+        device_event(k, EventKind::Kernel, demangled(k.name), offset, out.device);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        out.device.push_back(device_event(m, EventKind::Memcpy, memcpy_name(m.copyKind), offset));
-        out.device.back().bytes = static_cast<int64_t>(m.bytes);
+        device_event(m, EventKind::Memcpy, memcpy_name(m.copyKind), offset, out.device).bytes =
+            static_cast<int64_t>(m.bytes);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        out.device.push_back(device_event(m, EventKind::Memset, "Memset", offset));
-        out.device.back().bytes = static_cast<int64_t>(m.bytes);
+        static const std::string kMemset = "Memset";
+        device_event(m, EventKind::Memset, kMemset, offset, out.device).bytes =
+            static_cast<int64_t>(m.bytes);
         break;
       }
       case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -241,14 +245,13 @@ void parse(uint8_t* buffer, size_t valid, int64_t offset, Collected& out) {
         const auto& a = *reinterpret_cast<const CUpti_ActivityAPI*>(record);
         const bool driver = record->kind == CUPTI_ACTIVITY_KIND_DRIVER;
         if (driver && !is_driver_launch(a.cbid)) break;
-        Event e;
+        Event& e = out.runtime.emplace_back();
         e.name =
             api_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid);
         e.kind = EventKind::Runtime;
         e.start_ns = static_cast<int64_t>(a.start) + offset;
         e.end_ns = static_cast<int64_t>(a.end) + offset;
         e.correlation = a.correlationId;
-        out.runtime.push_back(std::move(e));
         break;
       }
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {

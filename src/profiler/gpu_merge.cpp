@@ -98,7 +98,7 @@ void merge_in_time_order(std::vector<Event>& events,
                          std::initializer_list<std::vector<Event>*> more) {
   std::vector<std::vector<Event>*> sources{&events};
   sources.insert(sources.end(), more.begin(), more.end());
-  size_t total = 0;
+  size_t total = 0;  // an upper bound: dropped events (id 0) are not merged
   for (const auto* src : sources) total += src->size();
   constexpr int kSourceShift = 48;
   // Each source is nearly always in start order already (the CPU events by construction, CUPTI's
@@ -112,7 +112,8 @@ void merge_in_time_order(std::vector<Event>& events,
   for (size_t s = 0; s < sources.size(); ++s) {
     run.clear();
     for (size_t i = 0; i < sources[s]->size(); ++i)
-      run.emplace_back((*sources[s])[i].start_ns, (uint64_t{s} << kSourceShift) | i);
+      if ((*sources[s])[i].id != 0)  // 0: dropped
+        run.emplace_back((*sources[s])[i].start_ns, (uint64_t{s} << kSourceShift) | i);
     if (!std::is_sorted(run.begin(), run.end())) std::sort(run.begin(), run.end());
     merged_keys.clear();
     std::merge(keyed.begin(), keyed.end(), run.begin(), run.end(), std::back_inserter(merged_keys));
@@ -145,8 +146,8 @@ void merge_cupti(GpuSession& s, std::vector<Event>& events, const ScopeIndex& sc
     return external.find(correlation) == kWarmupExternalId;
   };
   // A runtime call outside every recorded scope (another thread, the profiler's own sync) has no
-  // thread of ours to sit on: dropped, the kept ones compacted in place.
-  size_t kept = 0;
+  // thread of ours to sit on: dropped. Dropped records keep id 0 and the merge skips them, which
+  // spares moving every later record to close the gap.
   for (Event& r : s.runtime) {
     const size_t op = scope_for(r.correlation);
     if (op == kNone) continue;
@@ -154,23 +155,16 @@ void merge_cupti(GpuSession& s, std::vector<Event>& events, const ScopeIndex& sc
     r.thread = events[op].thread;
     r.depth = events[op].depth + 1;
     r.id = next_id++;
-    if (&s.runtime[kept] != &r) s.runtime[kept] = std::move(r);
-    ++kept;
   }
-  s.runtime.erase(s.runtime.begin() + static_cast<std::ptrdiff_t>(kept), s.runtime.end());
   // CUPTI records the whole process: device work of no scope of ours came from another thread
   // (or from outside every scope), and belongs here only when the recording covers all threads.
-  kept = 0;
   for (Event& d : s.device) {
     const size_t op = scope_for(d.correlation);
     if (op == kNone && (!s.keep_unattributed || is_warmup(d.correlation))) continue;
     d.parent = op == kNone ? 0 : events[op].id;
     d.depth = op == kNone ? 0 : events[op].depth + 1;
     d.id = next_id++;
-    if (&s.device[kept] != &d) s.device[kept] = std::move(d);
-    ++kept;
   }
-  s.device.erase(s.device.begin() + static_cast<std::ptrdiff_t>(kept), s.device.end());
   if (!s.runtime.empty() || !s.device.empty()) merge_in_time_order(events, {&s.runtime, &s.device});
   if (s.dropped > 0)
     s.note = "CUPTI dropped " + std::to_string(s.dropped) + " activity records: CUDA times are low";
