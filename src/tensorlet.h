@@ -2,6 +2,8 @@
 #pragma once
 
 #include "backends/cuda/cuda.h"
+#include "parallel/data_parallel.h"
+#include "parallel/scatter_gather.h"
 #include "profiler/profile.h"
 #include "profiler/timer.h"
 #include "tensor/device.h"

@@ -28,6 +28,12 @@ void set_device(int device);
 // Waits for all work on `device` (-1: the current device), every stream.
 void synchronize(int device = -1);
 
+// True when copies from `peer`'s memory to `device` go directly between the GPUs (peer access,
+// over NVLink or PCIe), false when they are staged through pinned host memory: a device is not
+// its own peer, and TL_CUDA_NO_PEER=1 (read once) forces staging for every pair. Throws
+// DeviceError for an index that names no device.
+bool can_access_peer(int device, int peer);
+
 // Makes `device` current for a scope and restores the previous device after it.
 class DeviceGuard {
  public:

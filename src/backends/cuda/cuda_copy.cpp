@@ -1,11 +1,8 @@
 // cuda::copy for every device pair with a CUDA side: same device (the copy kernel), host <->
 // device (cudaMemcpyAsync, staged through contiguous temporaries), and between two GPUs
-// (cudaMemcpyPeerAsync ordered by events on both devices' current streams).
-#include <memory>
-#include <mutex>
-#include <vector>
-
+// (cuda_copy_peer.cpp).
 #include "backends/backend.h"
+#include "backends/cuda/cuda_copy_peer.h"
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "tensor/error.h"
@@ -18,85 +15,6 @@ namespace {
 // bound, pinning (cached by power-of-two size) would hold too much page-locked RAM.
 constexpr size_t kMinPinnedStaging = size_t{1} << 20;
 constexpr size_t kMaxPinnedStaging = size_t{256} << 20;
-
-// Events that order cross-device copies, pooled per device (creating one costs microseconds).
-// Reusing an event right after cudaStreamWaitEvent is safe: the wait captured its state.
-class EventPool {
- public:
-  // An event of `device`, which must be current.
-  cudaEvent_t take(int device) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      std::vector<cudaEvent_t>& pool = pool_of(device);
-      if (!pool.empty()) {
-        cudaEvent_t e = pool.back();
-        pool.pop_back();
-        return e;
-      }
-    }
-    cudaEvent_t e = nullptr;
-    TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return e;
-  }
-  void give_back(int device, cudaEvent_t e) noexcept {
-    try {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pool_of(device).push_back(e);
-    } catch (...) {
-      // Losing an event to an allocation failure only leaks it.
-    }
-  }
-
- private:
-  std::vector<cudaEvent_t>& pool_of(int device) {
-    if (static_cast<size_t>(device) >= pools_.size())
-      pools_.resize(static_cast<size_t>(device) + 1);
-    return pools_[static_cast<size_t>(device)];
-  }
-  std::mutex mutex_;
-  std::vector<std::vector<cudaEvent_t>> pools_;
-};
-
-EventPool& event_pool() {
-  static auto* pool = new EventPool();  // never destroyed, as the streams it orders
-  return *pool;
-}
-
-// A pooled event of `device` for one scope.
-class ScopedEvent {
- public:
-  explicit ScopedEvent(int device) : device_(device), event_(event_pool().take(device)) {}
-  ~ScopedEvent() { event_pool().give_back(device_, event_); }
-  ScopedEvent(const ScopedEvent&) = delete;
-  ScopedEvent& operator=(const ScopedEvent&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  int device_;
-  cudaEvent_t event_;
-};
-
-// Lets `device` read `peer`'s memory directly when the hardware allows; asked once per pair.
-// cudaMemcpyPeerAsync works either way (the driver stages through the host without it).
-void enable_peer_access(int device, int peer) {
-  static std::mutex mutex;
-  static std::vector<char>* asked = new std::vector<char>();
-  const int n = device_count();
-  std::lock_guard<std::mutex> lock(mutex);
-  if (asked->empty()) asked->assign(static_cast<size_t>(n) * static_cast<size_t>(n), 0);
-  char& done = (*asked)[static_cast<size_t>(device) * static_cast<size_t>(n) + peer];
-  if (done) return;
-  done = 1;
-  int can = 0;
-  if (cudaDeviceCanAccessPeer(&can, device, peer) != cudaSuccess || !can) {
-    (void)cudaGetLastError();
-    return;
-  }
-  OnDevice on_device(device);
-  // Already enabled (by the user, or another library in the process) is fine, and so is any
-  // other failure (too many peers): the copy then takes the staged path.
-  if (cudaDeviceEnablePeerAccess(peer, 0) != cudaSuccess) (void)cudaGetLastError();
-}
 
 Tensor host_temp(const Tensor& like, DType dtype) {
   const size_t nbytes = static_cast<size_t>(like.numel()) * element_size(dtype);
@@ -162,42 +80,6 @@ void device_to_host(const Tensor& src, const Tensor& out, bool non_blocking) {
   if (!direct) cpu_backend().copy(host, out);
 }
 
-// Between two GPUs. The copy runs on the destination's current stream, after the work enqueued
-// so far on the source's current stream (which produced src), and the source stream then waits
-// for the copy, so src's memory is not handed out again there before the copy read it.
-void device_to_device(const Tensor& src, const Tensor& out) {
-  const int from = src.device().index();
-  const int to = out.device().index();
-  Tensor dsrc = src;
-  if (!src.is_contiguous() || src.dtype() != out.dtype()) {
-    OnDevice on_from(from);
-    dsrc = make_tensor(src.shape(), out.dtype(), src.device());
-    copy_same_device(src, dsrc);
-  }
-  enable_peer_access(to, from);
-  cudaStream_t from_stream = current_stream_handle(from);
-  cudaStream_t to_stream = current_stream_handle(to);
-  OnDevice on_to(to);
-  const Tensor dst =
-      out.is_contiguous() ? out : make_tensor(out.shape(), out.dtype(), out.device());
-  {
-    OnDevice on_from(from);
-    ScopedEvent produced(from);
-    TL_CUDA_CHECK(cudaEventRecord(produced.get(), from_stream));
-    OnDevice back_on_to(to);
-    TL_CUDA_CHECK(cudaStreamWaitEvent(to_stream, produced.get(), 0));
-  }
-  TL_CUDA_CHECK(
-      cudaMemcpyPeerAsync(dst.data_ptr(), to, dsrc.data_ptr(), from, dsrc.nbytes(), to_stream));
-  {
-    ScopedEvent copied(to);
-    TL_CUDA_CHECK(cudaEventRecord(copied.get(), to_stream));
-    OnDevice on_from(from);
-    TL_CUDA_CHECK(cudaStreamWaitEvent(from_stream, copied.get(), 0));
-  }
-  if (!dst.is_same(out)) copy_same_device(dst, out);
-}
-
 }  // namespace
 
 void copy(const Tensor& src, const Tensor& out, bool non_blocking) {
@@ -207,7 +89,7 @@ void copy(const Tensor& src, const Tensor& out, bool non_blocking) {
       OnDevice on_device(out.device().index());
       copy_same_device(src, out);
     } else {
-      device_to_device(src, out);
+      copy_between_devices(src, out);
     }
   } else if (out.is_cuda()) {
     host_to_device(src, out, non_blocking);

@@ -27,6 +27,7 @@ int device_count() { return 0; }
 int current_device() { unavailable("tl::cuda::current_device"); }
 void set_device(int) { unavailable("tl::cuda::set_device"); }
 void synchronize(int) { unavailable("tl::cuda::synchronize"); }
+bool can_access_peer(int, int) { unavailable("tl::cuda::can_access_peer"); }
 
 DeviceGuard::DeviceGuard(int) { unavailable("tl::cuda::DeviceGuard"); }
 DeviceGuard::~DeviceGuard() = default;

@@ -1,0 +1,56 @@
+// The backend's event pool: one list of free events per device behind one mutex, which is held
+// for the list operations only, never across a CUDA call.
+#include "backends/cuda/cuda_event_pool.h"
+
+#include <mutex>
+#include <vector>
+
+#include "backends/cuda/cuda_internal.h"
+
+namespace tensorlet::cuda {
+namespace {
+
+struct EventPool {
+  std::mutex mutex;
+  std::vector<std::vector<cudaEvent_t>> free;  // per device
+
+  std::vector<cudaEvent_t>& of(int device) {
+    if (static_cast<size_t>(device) >= free.size()) free.resize(static_cast<size_t>(device) + 1);
+    return free[static_cast<size_t>(device)];
+  }
+};
+
+EventPool& pool() {
+  static auto* p = new EventPool();  // never destroyed, as the streams its events order
+  return *p;
+}
+
+}  // namespace
+
+cudaEvent_t take_pooled_event(int device) {
+  {
+    EventPool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    std::vector<cudaEvent_t>& list = p.of(device);
+    if (!list.empty()) {
+      cudaEvent_t e = list.back();
+      list.pop_back();
+      return e;
+    }
+  }
+  cudaEvent_t e = nullptr;
+  TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  return e;
+}
+
+void give_back_pooled_event(int device, cudaEvent_t event) noexcept {
+  try {
+    EventPool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.of(device).push_back(event);
+  } catch (...) {
+    // Losing an event to an allocation failure only leaks it.
+  }
+}
+
+}  // namespace tensorlet::cuda
