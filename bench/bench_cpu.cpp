@@ -11,29 +11,18 @@
 
 #include <tensorlet.h>
 
+#include "bench_util.h"
+
 namespace tl = tensorlet;
 
 namespace {
 
-// Median wall time in seconds of each workload over `reps` rounds, after `warmup` untimed
-// rounds. Each round runs every workload once, so a workload and its floor see the same machine
-// state (clock, cache, neighbours) and slow drift cancels out of their ratio.
+// Median wall time of each workload over `reps` rounds after `warmup` (tl_bench's interleaving).
 std::vector<double> interleaved_medians(int reps, int warmup,
                                         const std::vector<std::function<void()>>& workloads) {
-  std::vector<std::vector<double>> times(workloads.size());
-  for (int r = 0; r < warmup + reps; ++r)
-    for (size_t w = 0; w < workloads.size(); ++w) {
-      auto start = std::chrono::steady_clock::now();
-      workloads[w]();
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (r >= warmup) times[w].push_back(s);
-    }
-  std::vector<double> medians;
-  for (auto& t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t[t.size() / 2]);
-  }
-  return medians;
+  std::vector<tl_bench::Timed> timed;
+  for (const auto& w : workloads) timed.push_back(tl_bench::wall_timed(w));
+  return tl_bench::interleaved_medians(reps, warmup, timed);
 }
 
 // Keeps results alive so the compiler cannot drop the work that made them.
@@ -47,17 +36,8 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-void row(const char* id, const char* workload, const std::string& measured,
-         const std::string& floor, double ratio, const char* target, bool met) {
-  std::printf("%-3s %-30s %-14s %-30s %6.2f  %-10s %s\n", id, workload, measured.c_str(),
-              floor.c_str(), ratio, target, met ? "yes" : "NO");
-}
+using tl_bench::fmt;
+using tl_bench::row;
 
 }  // namespace
 

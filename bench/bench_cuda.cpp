@@ -16,6 +16,8 @@
 
 #include <tensorlet.h>
 
+#include "bench_util.h"
+
 #include "backends/cuda/cuda_internal.h"
 #include "raw_kernels.h"
 
@@ -43,23 +45,7 @@ cudaStream_t g_stream = nullptr;
 // Keeps results alive so the compiler cannot drop the work that made them.
 volatile int64_t g_sink = 0;
 
-// Median seconds of each workload over `reps` rounds after `warmup` untimed rounds. Each round
-// runs every workload once, so a workload and its floor see the same clocks, caches and
-// neighbours, and drift cancels out of their ratio.
-std::vector<double> interleaved_medians(int reps, int warmup, const std::vector<Workload>& work) {
-  std::vector<std::vector<double>> times(work.size());
-  for (int r = 0; r < warmup + reps; ++r)
-    for (size_t w = 0; w < work.size(); ++w) {
-      const double s = work[w]();
-      if (r >= warmup) times[w].push_back(s);
-    }
-  std::vector<double> medians;
-  for (auto& t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t[t.size() / 2]);
-  }
-  return medians;
-}
+using tl_bench::interleaved_medians;
 
 // Host clock with the stream idle at both ends: what the caller waits for, launches included.
 Workload host_synced(std::function<void()> body) {
@@ -99,18 +85,8 @@ Workload events(std::function<void()> body) {
   };
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-void row(const char* id, const std::string& workload, const std::string& ours,
-         const std::string& floor, double ratio, const char* target, bool met) {
-  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
-              floor.c_str(), ratio, target, met ? "\u2713" : "\u2717");
-  std::fflush(stdout);
-}
+using tl_bench::fmt;
+using tl_bench::row;
 
 // ---- G1, G2: per-op host cost of tiny ops vs an empty kernel launch ---------------------------
 

@@ -9,6 +9,8 @@
 
 #include <tensorlet.h>
 
+#include "bench_util.h"
+
 namespace tl = tensorlet;
 
 namespace {
@@ -31,36 +33,16 @@ double synced_seconds(const std::function<void()>& work) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Median seconds of each workload over `reps` rounds after `warmup` untimed ones; one repetition
-// of every workload per round, so drift hits them alike.
+// Median seconds of each workload, both devices idle at both ends of each run.
 std::vector<double> interleaved_medians(int reps, int warmup,
                                         const std::vector<std::function<void()>>& work) {
-  std::vector<std::vector<double>> times(work.size());
-  for (int r = 0; r < warmup + reps; ++r)
-    for (size_t w = 0; w < work.size(); ++w) {
-      const double s = synced_seconds(work[w]);
-      if (r >= warmup) times[w].push_back(s);
-    }
-  std::vector<double> medians;
-  for (auto& t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t[t.size() / 2]);
-  }
-  return medians;
+  std::vector<tl_bench::Timed> timed;
+  for (const auto& w : work) timed.push_back([w] { return synced_seconds(w); });
+  return tl_bench::interleaved_medians(reps, warmup, timed);
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-void row(const char* id, const std::string& workload, const std::string& ours,
-         const std::string& floor, double ratio, const char* target, bool met) {
-  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
-              floor.c_str(), ratio, target, met ? "yes" : "NO");
-  std::fflush(stdout);
-}
+using tl_bench::fmt;
+using tl_bench::row;
 
 }  // namespace
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include <tensorlet.h>
+
+#include "bench_util.h"
 #include "profiler/op_scope.h"
 #include "profiler/recorder.h"
 
@@ -47,10 +49,7 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using tl_bench::median;
 
 // Each round runs every workload once, so the configurations see the same machine state (clock,
 // cache, neighbours) and slow drift cancels out of their differences.
@@ -84,11 +83,7 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using tl_bench::fmt;
 
 void header() {
   std::printf("%-3s %-36s %-12s %-12s %-12s %-10s %s\n", "id", "workload", "per op", "added",
