@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backends/cuda/cuda.h"
+#include "distributed/distributed.h"
 #include "profiler/profile.h"
 #include "profiler/timer.h"
 #include "tensor/device.h"
