@@ -128,11 +128,15 @@ std::vector<Descriptor> run_exchange(
   const size_t bytes = sizeof(int64_t) * kDescriptorLength;
   std::memcpy(h, mine.data(), bytes);
   cuda::check(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream), op, "cudaMemcpyAsync");
+  // Should a timeout or error below free `host` before its copies ran, the block is not handed
+  // out again until they have.
+  cuda::record_pinned_use(h, stream);
   check_nccl(exchange(d, s.comms[0], stream), s.comms[0], op, nccl_function);
   settle(s, op, deadline);
   cuda::check(cudaMemcpyAsync(h + kDescriptorLength, d + kDescriptorLength, bytes * slots,
                               cudaMemcpyDeviceToHost, stream),
               op, "cudaMemcpyAsync");
+  cuda::record_pinned_use(h, stream);
   DeviceEvent done(device);
   cuda::check(cudaEventRecord(done.get(), stream), op, "cudaEventRecord");
   wait_events(s, op, {done.get()}, deadline);
