@@ -160,19 +160,31 @@ void overlap_copies(int gpus) {
 // Sums the tensors (one per device) and leaves the sum in each of them: the all-reduce of data
 // parallelism, done here with plain copies through the first device.
 //
-// TODO(tl::distributed): replace the body with NCCL's all-reduce once tl::distributed is merged
-// (a Communicator made once per device list, e.g. a static keyed by the devices):
-//   if (tl::distributed::is_available() && devices are distinct CUDA devices) {
-//     static auto comm = tl::distributed::Communicator::local(indices_of(devices));
-//     comm.all_reduce(tensors, tl::distributed::ReduceOp::Sum).wait();
-//     return;
-//   }
-// and keep the copies below as the fallback (the CPU, one GPU, no NCCL).
-void all_reduce_sum(std::vector<tl::Tensor>& tensors) {
+// The fallback: the sum gathered on the first device and copied back to every device.
+void all_reduce_by_copies(std::vector<tl::Tensor>& tensors) {
   const tl::Device first = tensors[0].device();
   tl::Tensor total = tensors[0].clone();
   for (size_t i = 1; i < tensors.size(); ++i) total += tensors[i].to(first);
   for (tl::Tensor& t : tensors) t.copy_(total);  // asynchronous between GPUs
+}
+
+// Sums the per-device tensors in place with NCCL's all-reduce when the devices are distinct GPUs
+// and tensorlet has NCCL (one Communicator per process, made on first use); otherwise through the
+// first device with plain copies (the CPU, one GPU, or no NCCL).
+void all_reduce_sum(std::vector<tl::Tensor>& tensors) {
+  bool distinct_gpus = tensors.size() > 1;
+  std::vector<int> indices;
+  for (const tl::Tensor& t : tensors) {
+    distinct_gpus = distinct_gpus && t.device().is_cuda();
+    for (int seen : indices) distinct_gpus = distinct_gpus && seen != t.device().index();
+    indices.push_back(t.device().index());
+  }
+  if (distinct_gpus && tl::distributed::is_available()) {
+    static tl::distributed::Communicator comm = tl::distributed::Communicator::local(indices);
+    comm.all_reduce(tensors, tl::distributed::ReduceOp::Sum).wait();
+    return;
+  }
+  all_reduce_by_copies(tensors);
 }
 
 struct Problem {
@@ -243,8 +255,8 @@ void data_parallel_regression(int gpus) {
                 static_cast<long long>((kRows + gpus - 1) / gpus));
   std::printf(
       "   Each device computes the gradient of its shard, 2/n X_i^T (X_i w - y_i); an all-reduce\n"
-      "   sums them (here: copies through the first device; NCCL's all-reduce once\n"
-      "   tl::distributed is in), and every device takes the same step.\n");
+      "   sums them (NCCL's all-reduce through tl::distributed on two or more GPUs, else copies\n"
+      "   through the first device), and every device takes the same step.\n");
   const Problem p = make_problem(kRows, kFeatures);
   tl::Tensor w;
   const std::vector<double> losses = train(p, devices, kSteps, kLr, true, &w);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backends/cuda/cuda.h"
+#include "distributed/distributed.h"
 #include "parallel/data_parallel.h"
 #include "parallel/scatter_gather.h"
 #include "profiler/profile.h"
