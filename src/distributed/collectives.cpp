@@ -121,7 +121,12 @@ Work run_reduce_scatter(const std::shared_ptr<CommState>& state, const std::vect
     check_pairs(s, kReduceScatter, outputs, inputs, /*output_gathered=*/false);
     for (const Tensor& t : inputs) {
       types.push_back(detail::nccl_type(t.dtype(), kReduceScatter, true));
-      ops.push_back(detail::nccl_op(op, t.dtype(), kReduceScatter));
+      ncclRedOp_t nccl = detail::nccl_op(op, t.dtype(), kReduceScatter);
+      // One rank: the average is the sum. NCCL 2.28's one-rank path for an out-of-place ncclAvg
+      // reduce_scatter left the last elements unwritten for some counts (4097 float32, 5000
+      // float64 on an H100, 2026-11-23), while ncclSum copied them right.
+      if (s.world_size == 1 && nccl == ncclAvg) nccl = ncclSum;
+      ops.push_back(nccl);
     }
   });
   detail::agree(s, kReduceScatter,
