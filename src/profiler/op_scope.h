@@ -75,6 +75,12 @@ inline const char* current_op() { return detail::t_current_op; }
 // The op the user called (outermost on this thread), nullptr outside ops: errors name this one, so
 // tl::zeros reports "[tl::zeros]" rather than the tl::empty it calls.
 inline const char* user_op() { return detail::t_current_op ? detail::t_outer_op : nullptr; }
+// The op to name in an error raised on this thread: the user's op, or `fallback` (the public
+// function raising it) when the error comes from outside any op scope.
+inline const char* user_op_or(const char* fallback) {
+  const char* op = user_op();
+  return op ? op : fallback;
+}
 
 }  // namespace profiler
 }  // namespace tensorlet
