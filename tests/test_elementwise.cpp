@@ -233,7 +233,7 @@ std::vector<UnaryCase> unary_cases() {
   return {
       {"neg", [](auto& a) { return tl::neg(a); }, [](double x) { return -x; }, kNumeric,
        OutKind::Same},
-      {"abs", [](auto& a) { return tl::abs(a); }, [](double x) { return std::abs(x); }, kAllDtypes,
+      {"abs", [](auto& a) { return tl::abs(a); }, [](double x) { return std::abs(x); }, kNumeric,
        OutKind::Same},
       {"exp", [](auto& a) { return tl::exp(a); }, [](double x) { return std::exp(x); }, kAllDtypes,
        OutKind::Float},
@@ -809,6 +809,65 @@ TEST_CASE("elementwise ops reject tensors on different devices") {
   check_throws<tl::DeviceError>([&] { tl::clamp(a, std::optional<Tensor>(b), std::nullopt); },
                                 "tl::clamp");
   check_throws<tl::DeviceError>([&] { a.add_(b); }, "tl::add_");
+}
+
+TEST_CASE("elementwise: bool inputs follow torch for pow, clamp, abs") {
+  for (tl::Device device : test_devices()) {
+    CAPTURE(device);
+    Tensor b = tl::from_vector(std::vector<int64_t>{1, 0}, {2}, device).to(tl::kBool);
+    Tensor i = tl::from_vector(std::vector<int64_t>{2, 3}, {2}, device);
+    // pow: a bool tensor promotes with the other operand, as torch.pow.
+    Tensor p = tl::pow(b, 2);
+    CHECK(p.dtype() == tl::kInt64);
+    CHECK(p.to_vector<int64_t>() == std::vector<int64_t>{1, 0});
+    CHECK(tl::pow(b, i).to_vector<int64_t>() == std::vector<int64_t>{1, 0});
+    CHECK(tl::pow(i, b).to_vector<int64_t>() == std::vector<int64_t>{2, 1});
+    CHECK(tl::pow(2, b).to_vector<int64_t>() == std::vector<int64_t>{2, 1});
+    CHECK(tl::pow(b, i.to(tl::kInt32)).dtype() == tl::kInt32);
+    CHECK(tl::pow(b, 0).to_vector<int64_t>() == std::vector<int64_t>{1, 1});
+    Tensor pf = tl::pow(b, 2.5);
+    CHECK(pf.dtype() == tl::kFloat32);
+    CHECK(pf.to_vector<float>() == std::vector<float>{1.0f, 0.0f});
+    // pow computing in bool is refused (torch refuses pow(bool, bool) too).
+    check_throws<tl::DTypeError>([&] { tl::pow(b, b); }, "[tl::pow] ");
+    check_throws<tl::DTypeError>([&] { tl::pow(b, -1); }, "[tl::pow] ");
+    // clamp: number bounds promote a bool input; all-bool is refused.
+    Tensor c = tl::clamp(b, 0, 1);
+    CHECK(c.dtype() == tl::kInt64);
+    CHECK(c.to_vector<int64_t>() == std::vector<int64_t>{1, 0});
+    Tensor cf = tl::clamp(b, 0.5, 1);
+    CHECK(cf.dtype() == tl::kFloat32);
+    CHECK(cf.to_vector<float>() == std::vector<float>{1.0f, 0.5f});
+    CHECK(tl::clamp(i, b, std::nullopt).to_vector<int64_t>() == std::vector<int64_t>{2, 3});
+    check_throws<tl::DTypeError>([&] { tl::clamp(b, false, true); }, "[tl::clamp] ");
+    check_throws<tl::DTypeError>([&] { tl::abs(b); }, "[tl::abs] ");
+  }
+}
+
+TEST_CASE("elementwise: integer x ** 2 wraps like x * x") {
+  for (tl::Device device : test_devices()) {
+    CAPTURE(device);
+    Tensor x = tl::from_vector(std::vector<int32_t>{70000, -70000, 46341, 3}, {4}, device);
+    const std::vector<int32_t> expected = (x * x).to_vector<int32_t>();
+    CHECK(expected[0] == 605032704);  // 70000^2 mod 2^32
+    CHECK(tl::pow(x, 2).to_vector<int32_t>() == expected);
+    Tensor y = tl::from_vector(std::vector<int64_t>{int64_t{1} << 33, 3037000500}, {2}, device);
+    CHECK(tl::pow(y, 2).to_vector<int64_t>() == (y * y).to_vector<int64_t>());
+  }
+}
+
+TEST_CASE("elementwise: equal compares in the promoted dtype; allclose wants one dtype") {
+  for (tl::Device device : test_devices()) {
+    CAPTURE(device);
+    Tensor big = tl::from_vector(std::vector<int64_t>{16777217}, {1}, device);
+    Tensor f = tl::from_vector(std::vector<float>{16777216.0f}, {1}, device);
+    CHECK(tl::equal(big, f));  // as torch: 16777217 rounds to 16777216 in float32
+    CHECK(tl::equal(big, big.to(tl::kInt32)));
+    CHECK(tl::equal(big.to(tl::kBool), tl::ones({1}, device)));
+    CHECK_FALSE(tl::equal(big, big.to(tl::kFloat64) + 1));
+    check_throws<tl::DTypeError>([&] { tl::allclose(big, f); }, "[tl::allclose] ");
+    CHECK(tl::allclose(f, f));
+  }
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Matrix products (matmul, mm, bmm, dot, linear) against a naive triple loop, on every device.
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <type_traits>
 
 #include "test_util.h"
 
@@ -272,6 +275,45 @@ TEST_CASE("linalg linear = x @ w.T + b") {
       for (size_t i = 0; i < 5; ++i) r1.values[i] += bv[i];
       check_values(y1, r1.values, 1e-4, 1e-4);
     }
+}
+
+// Integer matmul wraps in two's complement, as elementwise integer ops do: the reference sums
+// products in the unsigned type of the same width.
+template <typename T>
+void check_int_matmul_wraps(tl::Device dev, int64_t m, int64_t k, int64_t n) {
+  using U = std::make_unsigned_t<T>;
+  const tl::DType dtype = sizeof(T) == 4 ? tl::kInt32 : tl::kInt64;
+  CAPTURE(dtype);
+  CAPTURE(m);
+  CAPTURE(k);
+  CAPTURE(n);
+  // Values near the top of the range, so that nearly every product overflows.
+  std::vector<T> av(m * k), bv(k * n);
+  const T big = std::numeric_limits<T>::max() / 3;
+  for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<T>(big - 7 * i);
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<T>((i % 2 ? -big : big) + 5 * i);
+  tl::Tensor a = tl::from_vector(av, {m, k}, dev), b = tl::from_vector(bv, {k, n}, dev);
+  std::vector<T> expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      U acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += static_cast<U>(av[i * k + p]) * static_cast<U>(bv[p * n + j]);
+      expected[i * n + j] = static_cast<T>(acc);
+    }
+  CHECK(tl::matmul(a, b).template to_vector<T>() == expected);
+  // A transposed operand takes the other layout path.
+  CHECK(tl::matmul(a, b.t().contiguous().t()).template to_vector<T>() == expected);
+}
+
+TEST_CASE("matmul: integer products wrap in two's complement on every path") {
+  for (tl::Device dev : tl_test::test_devices()) {
+    CAPTURE(dev);
+    for (auto [m, k, n] : {std::array<int64_t, 3>{2, 3, 2}, {4, 4, 4}, {17, 33, 9}, {64, 70, 65}}) {
+      check_int_matmul_wraps<int32_t>(dev, m, k, n);
+      check_int_matmul_wraps<int64_t>(dev, m, k, n);
+    }
+  }
 }
 
 TEST_CASE("matmul errors") {

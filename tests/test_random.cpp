@@ -105,9 +105,35 @@ TEST_CASE("random: randint covers [low, high) and respects dtype") {
   for (int64_t x : tl::randint(lo, hi, {1000}).to_vector<int64_t>()) REQUIRE((x >= lo && x < hi));
   CHECK(tl::randint(10, {3}, tl::kInt32).dtype() == tl::kInt32);
   CHECK(tl::randint(0, 2, {8}, tl::kBool).dtype() == tl::kBool);
-  check_throws<tl::Error>([] { tl::randint(3, 3, {2}); }, "tl::randint");
+  check_throws<tl::ShapeError>([] { tl::randint(3, 3, {2}); }, "[tl::randint] ");
   check_throws<tl::DTypeError>([] { tl::randint(0, int64_t{1} << 40, {2}, tl::kInt32); },
                                "tl::randint");
+}
+
+TEST_CASE("random: randint over the whole int64 range wraps in unsigned arithmetic") {
+  // [INT64_MIN, INT64_MAX) is 2^64 - 1 values: the offset must be added without signed overflow.
+  for (tl::Device device : test_devices()) {
+    CAPTURE(device);
+    tl::manual_seed(11);
+    std::vector<int64_t> v =
+        tl::randint(INT64_MIN, INT64_MAX, {4096}, tl::TensorOptions(tl::kInt64).device(device))
+            .to_vector<int64_t>();
+    int below = 0, above = 0;
+    for (int64_t x : v) {
+      REQUIRE(x != INT64_MAX);
+      below += x < -(int64_t{1} << 62);
+      above += x > (int64_t{1} << 62);
+    }
+    // Each quarter of the range holds about 1024 of the draws.
+    CHECK(below > 800);
+    CHECK(above > 800);
+    // int32's whole range too.
+    for (int64_t x : tl::randint(INT32_MIN, int64_t{INT32_MAX} + 1, {512},
+                                 tl::TensorOptions(tl::kInt32).device(device))
+                         .to(tl::kInt64)
+                         .to_vector<int64_t>())
+      REQUIRE((x >= INT32_MIN && x <= INT32_MAX));
+  }
 }
 
 TEST_CASE("random: rand_like keeps shape, dtype and device") {

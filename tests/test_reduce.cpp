@@ -411,6 +411,7 @@ TEST_CASE("reduce: argmax and argmin match a reference on every dtype, layout an
       const bool large = c.shape.numel() > 100000;
       for (tl::DType dtype : kAllDTypes) {
         if (large && dtype != tl::kInt32 && dtype != tl::kFloat32) continue;
+        if (dtype == tl::kBool) continue;  // refused, as torch (see the bad-input suite)
         tl::Tensor values = random_tensor(c.shape, dtype, device);
         for (std::optional<int64_t> dim : c.dims) {
           const std::vector<double> emax = arg_reference(true, values, dim);

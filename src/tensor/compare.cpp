@@ -19,35 +19,33 @@ static void check_pair(const Tensor& a, const Tensor& b, const char* op) {
                       b.device());
 }
 
-// Both tensors in the dtype the host comparison uses: float64 when either is floating, else
-// int64 (exact for every dtype); as they are when the dtypes already match.
+// Both tensors in their promoted dtype, as torch.equal compares (an int64 and a float32 tensor
+// compare as float32); as they are when the dtypes already match.
 static std::pair<Tensor, Tensor> in_comparison_dtype(const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype()) return {a, b};
-  DType wide = is_floating_point(promote_types(a.dtype(), b.dtype())) ? kFloat64 : kInt64;
-  return {a.to(wide), b.to(wide)};
+  DType common = promote_types(a.dtype(), b.dtype());
+  return {a.to(common), b.to(common)};
 }
 
 bool equal(const Tensor& a, const Tensor& b) {
   check_pair(a, b, "tl::equal");
   profiler::OpScope scope("tl::equal");
   if (!(a.shape() == b.shape())) return false;
-  if (!a.is_cpu()) {
-    if (a.numel() == 0) return true;
-    auto [x, y] = in_comparison_dtype(a, b);
-    return all(eq(x, y)).item<bool>();
-  }
-  DType common = promote_types(a.dtype(), b.dtype());
-  if (is_floating_point(common)) {
-    std::vector<double> va = a.to(kFloat64).to_vector<double>(),
-                        vb = b.to(kFloat64).to_vector<double>();
-    return va == vb;  // NaN != NaN, -0 == 0, as torch.equal
-  }
-  return a.to(kInt64).to_vector<int64_t>() == b.to(kInt64).to_vector<int64_t>();
+  if (a.numel() == 0) return true;
+  auto [x, y] = in_comparison_dtype(a, b);
+  if (!a.is_cpu()) return all(eq(x, y)).item<bool>();
+  // On the host: float32 widens to float64 and bool to int64 exactly, after the promotion.
+  if (is_floating_point(x.dtype()))
+    return x.to(kFloat64).to_vector<double>() == y.to(kFloat64).to_vector<double>();  // NaN != NaN
+  return x.to(kInt64).to_vector<int64_t>() == y.to(kInt64).to_vector<int64_t>();
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   check_pair(a, b, "tl::allclose");
   profiler::OpScope scope("tl::allclose");
+  if (a.dtype() != b.dtype())  // as torch ("Long did not match Float")
+    fail<DTypeError>("tl::allclose", "expected both tensors to have the same dtype, got ",
+                     a.dtype(), " and ", b.dtype());
   Shape shape = broadcast_shapes(a.shape(), b.shape(), "tl::allclose");
   if (!a.is_cpu()) {
     if (shape.numel() == 0) return true;

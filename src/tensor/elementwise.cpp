@@ -227,7 +227,9 @@ Tensor unary_op(UnaryOp op, const Tensor& a) {
     case UnaryOp::Relu:
       if (dtype == kBool) fail<DTypeError>(name, "bool tensors are not supported");
       break;
-    case UnaryOp::Abs:
+    case UnaryOp::Abs:  // torch refuses bool ("abs_cpu" not implemented for 'Bool')
+      if (dtype == kBool) fail<DTypeError>(name, "bool tensors are not supported");
+      break;
     case UnaryOp::LogicalNot:
       break;
     default:  // math functions: integer inputs compute in the default float dtype, as PyTorch
@@ -274,7 +276,7 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
   profiler::OpScope scope(name);
   scope.inputs({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
   check_defined(a, name);
-  if (!lo && !hi) fail<Error>(name, "at least one of 'min' or 'max' must be given");
+  if (!lo && !hi) fail<ShapeError>(name, "at least one of 'min' or 'max' must be given");
   Device device = a.device();
   Promotion promotion;
   promotion.add(a);
@@ -288,6 +290,10 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
     shape = broadcast_shapes(shape, x->tensor->shape(), name);
   }
   DType dtype = promotion.result();
+  // torch refuses clamp only when it would compute in bool (bool input and bool bounds); a bool
+  // input with number bounds is promoted.
+  if (dtype == kBool)
+    fail<DTypeError>(name, "not supported when the input and the bounds are all bool");
   Tensor ha, hlo, hhi;
   const Tensor& ta = prepare(of(a), dtype, shape, device, ha);
   Tensor out = make_tensor(shape, dtype, device);

@@ -115,8 +115,8 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   scope.inputs({&a, nullptr, &index});
   check_defined(a, "tl::gather");
   check_defined(index, "tl::gather");
-  if (index.dtype() != kInt64)
-    fail<DTypeError>("tl::gather", "expected index of dtype int64, got ", index.dtype());
+  if (index.dtype() != kInt64 && index.dtype() != kInt32)
+    fail<DTypeError>("tl::gather", "expected index of dtype int64 or int32, got ", index.dtype());
   check_same_device(a, index, "index", "tl::gather");
   if (index.dim() != a.dim())
     fail<ShapeError>("tl::gather", "expected index with as many dims as the input (", a.dim(),
@@ -129,7 +129,9 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
                        " (dim ", d, ")");
   check_index_range(index, a.dim() ? a.shape()[dim] : 1, dim, "tl::gather");
   Tensor out = make_tensor(index.shape(), a.dtype(), a.device());
-  if (out.numel() > 0) backend_for(a.device()).gather(a, dim, index, out);
+  // The kernels read int64 indices; int32 ones (accepted as torch does) are widened once.
+  if (out.numel() > 0)
+    backend_for(a.device()).gather(a, dim, index.dtype() == kInt64 ? index : index.to(kInt64), out);
   return out;
 }
 

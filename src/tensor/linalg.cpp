@@ -125,6 +125,16 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   return matmul_checked("tl::dot", a, b);
 }
 
+// True when `from` broadcasts to exactly `to` (checked here rather than through broadcast_shapes
+// so the error can name the bias).
+static bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const int64_t lead = to.size() - from.size();
+  for (int64_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1 && from[d] != to[lead + d]) return false;
+  return true;
+}
+
 Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
   profiler::OpScope scope("tl::linear");
   scope.inputs({&x, &w, b ? &*b : nullptr});
@@ -142,9 +152,10 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
     fail<DeviceError>("tl::linear", "expected the bias on ", x.device(), ", got ", b->device());
   if (b->dtype() != x.dtype())
     fail<DTypeError>("tl::linear", "expected a ", x.dtype(), " bias, got ", b->dtype());
-  if (broadcast_shapes(out.shape(), b->shape(), "tl::linear") != out.shape())
+  if (!broadcasts_to(b->shape(), out.shape()))
     fail<ShapeError>("tl::linear", "bias of shape ", b->shape(),
-                     " does not broadcast to the output ", out.shape());
+                     " does not broadcast to the output ", out.shape(), " (input ", x.shape(),
+                     ", weight ", w.shape(), ")");
   out.add_(*b);
   return out;
 }

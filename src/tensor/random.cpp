@@ -76,7 +76,10 @@ Tensor randn(const Shape& shape, TensorOptions options) {
 Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options) {
   profiler::OpScope scope("tl::randint");
   if (!options.has_dtype()) options = options.dtype(kInt64);
-  if (low >= high) fail<Error>("tl::randint", "expects low < high, got low=", low, " high=", high);
+  if (low >= high)  // torch: "random_ expects 'from' to be less than 'to'"
+    fail<ShapeError>("tl::randint",
+                     "expects low < high (the range [low, high) must not be empty), got low=", low,
+                     " high=", high);
   DType d = options.dtype();
   bool fits = d == kBool    ? (low >= 0 && high <= 2)
               : d == kInt32 ? (low >= INT32_MIN && high - 1 <= INT32_MAX)

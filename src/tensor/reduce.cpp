@@ -107,6 +107,8 @@ Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::opt
   profiler::OpScope scope(name);
   scope.inputs({&a});
   check_defined(a, name);
+  if (a.dtype() == kBool)  // as torch: "argmax(): does not support bool input"
+    fail<DTypeError>(name, "bool tensors are not supported");
   const int64_t nd = a.dim();
   Shape keep = Shape::filled(nd, 1), shape;
   std::optional<int64_t> kernel_dim;

@@ -199,7 +199,9 @@ void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
         const T* a = reinterpret_cast<const T*>(p[1]);
         const T* b = reinterpret_cast<const T*>(p[2]);
         if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == 0 && *b == T(2)) {
-          for (int64_t i = 0; i < n; ++i) out[i] = a[i] * a[i];
+          // Integers square in Wide<T> so overflow wraps as the general path's int_pow does.
+          for (int64_t i = 0; i < n; ++i)
+            out[i] = static_cast<T>(static_cast<Wide<T>>(a[i]) * static_cast<Wide<T>>(a[i]));
         } else {
           for (int64_t i = 0; i < n; ++i)
             *reinterpret_cast<T*>(p[0] + i * s[0]) =

@@ -156,10 +156,12 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
         return batched_matmul<float>(x, y, out);
       case kFloat64:
         return batched_matmul<double>(x, y, out);
+      // Integers multiply and accumulate as the unsigned type of their width (two's-complement
+      // wrap, as elementwise ops and the CUDA kernels): signed overflow would be undefined.
       case kInt32:
-        return batched_matmul<int32_t>(x, y, out);
+        return batched_matmul<uint32_t>(x, y, out);
       case kInt64:
-        return batched_matmul<int64_t>(x, y, out);
+        return batched_matmul<uint64_t>(x, y, out);
       default:
         fail<DTypeError>("tl::matmul", "CPU matmul does not support dtype ", out.dtype());
     }

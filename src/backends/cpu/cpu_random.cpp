@@ -30,8 +30,12 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
   for (int k = 0; k < per_block; ++k) {
     uint64_t u = wide ? (static_cast<uint64_t>(b.v[2 * k + 1]) << 32) | b.v[2 * k] : b.v[k];
     if (p.kind == RandomKind::Integer) {
-      // Written directly (not through double) to keep int64 values exact.
-      if (first + k < n) out[first + k] = static_cast<T>(p.low + static_cast<int64_t>(u % range));
+      // Written directly (not through double) to keep int64 values exact; the offset is added
+      // unsigned so a range wider than INT64_MAX (randint(INT64_MIN, INT64_MAX)) wraps, not
+      // overflows.
+      if (first + k < n)
+        out[first + k] =
+            static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u % range));
     } else {
       v[k] =
           wide ? uniform_double(u) : static_cast<double>(uniform_float(static_cast<uint32_t>(u)));
