@@ -283,9 +283,9 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
   Shape shape = a.shape();
   for (const Operand* x : {lo, hi}) {
     if (!x) continue;
+    if (x->tensor) check_defined(*x->tensor, name);  // before promotion reads its dtype
     promotion.add(*x);
     if (!x->tensor) continue;
-    check_defined(*x->tensor, name);
     check_device(name, a, *x->tensor);
     shape = broadcast_shapes(shape, x->tensor->shape(), name);
   }

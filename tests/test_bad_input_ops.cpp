@@ -1,0 +1,310 @@
+// Bad-input suite, op front-ends: dtypes, devices, dims, shapes and index ranges of the
+// elementwise, reduction, indexing, joining, linear-algebra, comparison and random ops.
+#include <cstdint>
+#include <optional>
+
+#include "bad_input.h"
+
+using namespace tl_test;
+
+namespace {
+
+// Short constructors so that each row reads as the call it makes.
+tl::Tensor f(const tl::Shape& s) { return tl::ones(s); }
+tl::Tensor d(const tl::Shape& s) { return tl::ones(s, tl::kFloat64); }
+tl::Tensor i32(const tl::Shape& s) { return tl::zeros(s, tl::kInt32); }
+tl::Tensor i64(const tl::Shape& s) { return tl::zeros(s, tl::kInt64); }
+tl::Tensor b8(const tl::Shape& s) { return tl::ones(s, tl::kBool); }
+tl::Tensor idx(const tl::Shape& s, int64_t v) { return tl::full(s, v, tl::kInt64); }
+tl::Tensor idx32(const tl::Shape& s, int64_t v) { return tl::full(s, v, tl::kInt32); }
+tl::Tensor undef() { return tl::Tensor(); }
+// A cheap tensor of 2^62 elements (one stored value, stride 0).
+tl::Tensor huge() { return tl::ones({1}).expand({int64_t{1} << 62}); }
+// The same tensors on the first CUDA device.
+tl::Tensor cu(const tl::Tensor& t) { return t.cuda(); }
+constexpr std::optional<tl::Scalar> kNoBound = std::nullopt;
+const std::optional<tl::Tensor> kNoTensor = std::nullopt;
+
+}  // namespace
+
+TEST_CASE("bad input: elementwise ops") {
+  run_bad_inputs({
+      // Broadcasting.
+      TL_BAD(tl::ShapeError, "[tl::add] ", "[4]", tl::add(f({2, 3}), f({4}))),
+      TL_BAD(tl::ShapeError, "[tl::sub] ", "[2, 3]", f({2, 3}) - f({3, 2})),
+      TL_BAD(tl::ShapeError, "[tl::mul] ", "[5]", tl::mul(f({5}), f({2, 4}))),
+      TL_BAD(tl::ShapeError, "[tl::div] ", "[3]", f({3}) / f({2})),
+      TL_BAD(tl::ShapeError, "[tl::pow] ", "[2]", tl::pow(f({3}), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::maximum] ", "[2]", tl::maximum(f({3}), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::minimum] ", "[2]", tl::minimum(f({3}), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::eq] ", "[2]", f({3}) == f({2})),
+      TL_BAD(tl::ShapeError, "[tl::lt] ", "[2]", f({3}) < f({2})),
+      TL_BAD(tl::ShapeError, "[tl::logical_and] ", "[2]", tl::logical_and(b8({3}), b8({2}))),
+      TL_BAD(tl::ShapeError, "[tl::logical_or] ", "[2]", tl::logical_or(b8({3}), b8({2}))),
+      // Undefined operands.
+      TL_BAD(tl::Error, "[tl::add] ", "undefined", tl::add(undef(), f({2}))),
+      TL_BAD(tl::Error, "[tl::mul] ", "undefined", tl::mul(f({2}), undef())),
+      TL_BAD(tl::Error, "[tl::exp] ", "undefined", tl::exp(undef())),
+      TL_BAD(tl::Error, "[tl::neg] ", "undefined", tl::neg(undef())),
+      TL_BAD(tl::Error, "[tl::where] ", "undefined", tl::where(undef(), f({2}), f({2}))),
+      TL_BAD(tl::Error, "[tl::clamp] ", "undefined", tl::clamp(undef(), 0, 1)),
+      // Dtype rules (torch's).
+      TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", b8({2}) - b8({2})),
+      TL_BAD(tl::DTypeError, "[tl::neg] ", "bool", tl::neg(b8({2}))),
+      TL_BAD(tl::DTypeError, "[tl::abs] ", "bool", tl::abs(b8({2}))),
+      TL_BAD(tl::DTypeError, "[tl::relu] ", "bool", tl::relu(b8({2}))),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "bool", tl::pow(b8({2}), b8({2}))),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "negative", tl::pow(i64({2}), -1)),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "negative", tl::pow(b8({2}), -2)),
+      TL_BAD(tl::DTypeError, "[tl::where] ", "bool condition", tl::where(f({2}), f({2}), f({2}))),
+      TL_BAD(tl::DTypeError, "[tl::where] ", "int64", tl::where(i64({2}), 1, 2)),
+      TL_BAD(tl::ShapeError, "[tl::where] ", "[3]", tl::where(b8({2}), f({3}), f({2}))),
+      // clamp.
+      TL_BAD(tl::ShapeError, "[tl::clamp] ", "'min' or 'max'",
+             tl::clamp(f({2}), kNoBound, kNoBound)),
+      TL_BAD(tl::ShapeError, "[tl::clamp] ", "'min' or 'max'",
+             tl::clamp(f({2}), kNoTensor, kNoTensor)),
+      TL_BAD(tl::DTypeError, "[tl::clamp] ", "bool", tl::clamp(b8({2}), false, true)),
+      TL_BAD(tl::DTypeError, "[tl::clamp] ", "bool", tl::clamp(b8({2}), b8({2}), b8({2}))),
+      TL_BAD(tl::ShapeError, "[tl::clamp] ", "[4]", tl::clamp(f({2, 3}), f({4}), kNoTensor)),
+      TL_BAD(tl::ShapeError, "[tl::clamp] ", "[5]", tl::clamp(f({2, 3}), kNoTensor, f({5}))),
+      TL_BAD(tl::Error, "[tl::clamp] ", "undefined", tl::clamp(f({2}), undef(), kNoTensor)),
+      // In-place ops: the result must fit self's dtype and shape.
+      TL_BAD(tl::DTypeError, "[tl::add_] ", "int64", i64({2}).add_(1.5)),
+      TL_BAD(tl::DTypeError, "[tl::div_] ", "int64", i64({2}).div_(2)),
+      TL_BAD(tl::DTypeError, "[tl::mul_] ", "bool", b8({2}).mul_(i64({2}))),
+      TL_BAD(tl::DTypeError, "[tl::sub_] ", "bool", b8({2}).sub_(b8({2}))),
+      TL_BAD(tl::ShapeError, "[tl::add_] ", "[3]", f({1}).add_(f({3}))),
+      TL_BAD(tl::ShapeError, "[tl::mul_] ", "[2, 3]", f({3}).mul_(f({2, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::add_] ", "broadcast", f({1}).expand({3}).add_(1)),
+      TL_BAD(tl::Error, "[tl::add_] ", "undefined", f({2}).add_(undef())),
+  });
+}
+
+TEST_CASE("bad input: reductions") {
+  run_bad_inputs({
+      TL_BAD(tl::IndexError, "[tl::sum] ", "2", tl::sum(f({2, 3}), {2})),
+      TL_BAD(tl::IndexError, "[tl::sum] ", "-3", tl::sum(f({2, 3}), {-3})),
+      TL_BAD(tl::IndexError, "[tl::sum] ", "dim 0 appears multiple times",
+             tl::sum(f({2, 3}), {0, 0})),
+      TL_BAD(tl::IndexError, "[tl::sum] ", "dim 1 appears multiple times",
+             tl::sum(f({2, 3}), {1, -1})),
+      TL_BAD(tl::IndexError, "[tl::sum] ", "7", f({2, 3}).sum({7})),
+      TL_BAD(tl::IndexError, "[tl::prod] ", "5", tl::prod(f({2, 3}), {5})),
+      TL_BAD(tl::IndexError, "[tl::mean] ", "2", tl::mean(f({2, 3}), {2})),
+      TL_BAD(tl::DTypeError, "[tl::mean] ", "int64", tl::mean(i64({2}))),
+      TL_BAD(tl::DTypeError, "[tl::mean] ", "bool", tl::mean(b8({2}))),
+      TL_BAD(tl::IndexError, "[tl::max] ", "2", tl::max(f({2, 3}), {2})),
+      TL_BAD(tl::IndexError, "[tl::amin] ", "-4", tl::amin(f({2, 3}), {-4})),
+      TL_BAD(tl::IndexError, "[tl::max] ", "[0]", tl::max(f({0}))),
+      TL_BAD(tl::IndexError, "[tl::amin] ", "[2, 0]", tl::amin(f({2, 0}), {1})),
+      TL_BAD(tl::IndexError, "[tl::all] ", "3", tl::all(b8({2}), {3})),
+      TL_BAD(tl::IndexError, "[tl::any] ", "1", tl::any(b8({2}), {1})),
+      TL_BAD(tl::IndexError, "[tl::argmax] ", "2", tl::argmax(f({2, 3}), 2)),
+      TL_BAD(tl::IndexError, "[tl::argmin] ", "-3", tl::argmin(f({2, 3}), -3)),
+      TL_BAD(tl::IndexError, "[tl::argmax] ", "non-empty", tl::argmax(f({0}))),
+      TL_BAD(tl::IndexError, "[tl::argmin] ", "non-zero size", tl::argmin(f({2, 0}), 1)),
+      TL_BAD(tl::DTypeError, "[tl::argmax] ", "bool", tl::argmax(b8({3}))),
+      TL_BAD(tl::DTypeError, "[tl::argmin] ", "bool", tl::argmin(b8({3}), 0)),
+      TL_BAD(tl::DTypeError, "[tl::argmax] ", "bool", b8({2, 2}).argmax(1, true)),
+      TL_BAD(tl::Error, "[tl::sum] ", "undefined", tl::sum(undef())),
+      TL_BAD(tl::Error, "[tl::argmax] ", "undefined", tl::argmax(undef())),
+  });
+}
+
+TEST_CASE("bad input: indexing") {
+  run_bad_inputs({
+      // gather: index dtype, rank, sizes, dim and values.
+      TL_BAD(tl::DTypeError, "[tl::gather] ", "float32", tl::gather(f({2, 3}), 1, f({2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::gather] ", "bool", tl::gather(f({2, 3}), 1, b8({2, 2}))),
+      TL_BAD(tl::ShapeError, "[tl::gather] ", "[3]", tl::gather(f({2, 3}), 1, idx({3}, 0))),
+      TL_BAD(tl::ShapeError, "[tl::gather] ", "[4, 2]", tl::gather(f({2, 3}), 1, idx({4, 2}, 0))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "2", tl::gather(f({2, 3}), 2, idx({2, 2}, 0))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index 3", tl::gather(f({2, 3}), 1, idx({2, 2}, 3))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index -1",
+             tl::gather(f({2, 3}), 0, idx({2, 2}, -1))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index 3",
+             tl::gather(f({2, 3}), 1, idx32({2, 2}, 3))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index -5",
+             tl::gather(f({2, 3}), -1, idx32({1, 1}, -5))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index " + std::to_string(INT64_MAX),
+             tl::gather(f({2, 3}), 1, idx({2, 1}, INT64_MAX))),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "size 0", tl::gather(f({3, 0}), 1, idx({3, 2}, 0))),
+      TL_BAD(tl::Error, "[tl::gather] ", "undefined", tl::gather(f({2}), 0, undef())),
+      TL_BAD(tl::IndexError, "[tl::gather] ", "index 9", f({4}).gather(0, idx({2}, 9))),
+      // index_select.
+      TL_BAD(tl::DTypeError, "[tl::index_select] ", "float32",
+             tl::index_select(f({2, 3}), 1, f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::index_select] ", "[2, 2]",
+             tl::index_select(f({2, 3}), 1, idx({2, 2}, 0))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "2",
+             tl::index_select(f({2, 3}), 2, idx({1}, 0))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "index 3",
+             tl::index_select(f({2, 3}), 1, idx({2}, 3))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "index -1",
+             tl::index_select(f({2, 3}), 0, idx({2}, -1))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "index 2",
+             tl::index_select(f({2, 3}), 0, idx32({1}, 2))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "exactly one",
+             tl::index_select(tl::scalar_tensor(1.0), 0, idx({2}, 0))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "index 1",
+             tl::index_select(tl::scalar_tensor(1.0), 0, idx({1}, 1))),
+      TL_BAD(tl::IndexError, "[tl::index_select] ", "size 0",
+             tl::index_select(f({0, 2}), 0, idx({1}, 0))),
+      TL_BAD(tl::Error, "[tl::index_select] ", "undefined",
+             tl::index_select(undef(), 0, idx({1}, 0))),
+      // masked_select.
+      TL_BAD(tl::DTypeError, "[tl::masked_select] ", "int64", tl::masked_select(f({2}), i64({2}))),
+      TL_BAD(tl::DTypeError, "[tl::masked_select] ", "float32", f({2}).masked_select(f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::masked_select] ", "[3]", tl::masked_select(f({2}), b8({3}))),
+      TL_BAD(tl::Error, "[tl::masked_select] ", "undefined", tl::masked_select(f({2}), undef())),
+      TL_BAD(tl::Error, "[tl::nonzero] ", "undefined", tl::nonzero(undef())),
+      TL_BAD(tl::Error, "[tl::nonzero_tuple] ", "undefined", tl::nonzero_tuple(undef())),
+  });
+}
+
+TEST_CASE("bad input: joining") {
+  run_bad_inputs({
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "non-empty", tl::cat({})),
+      TL_BAD(tl::Error, "[tl::cat] ", "undefined", tl::cat({f({2}), undef()})),
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "dimension 1", tl::cat({f({2, 3}), f({2, 4})}, 0)),
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "[3]", tl::cat({f({2, 3}), f({3})})),
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "zero-dimensional",
+             tl::cat({tl::scalar_tensor(1.0), tl::scalar_tensor(2.0)})),
+      TL_BAD(tl::IndexError, "[tl::cat] ", "2", tl::cat({f({2, 3}), f({2, 3})}, 2)),
+      TL_BAD(tl::IndexError, "[tl::cat] ", "-3", tl::cat({f({2, 3}), f({2, 3})}, -3)),
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "overflow", tl::cat({huge(), huge(), huge(), huge()})),
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "overflow",
+             tl::cat({f({2}), tl::ones({1}).expand({INT64_MAX})})),
+      TL_BAD(tl::ShapeError, "[tl::stack] ", "non-empty", tl::stack({})),
+      TL_BAD(tl::ShapeError, "[tl::stack] ", "[3]", tl::stack({f({2}), f({3})})),
+      TL_BAD(tl::IndexError, "[tl::stack] ", "3", tl::stack({f({2}), f({2})}, 3)),
+      TL_BAD(tl::Error, "[tl::stack] ", "undefined", tl::stack({undef()})),
+      TL_BAD(tl::ShapeError, "[tl::vstack] ", "non-empty", tl::vstack({})),
+      TL_BAD(tl::ShapeError, "[tl::vstack] ", "[1, 4]", tl::vstack({f({3}), f({4})})),
+      TL_BAD(tl::ShapeError, "[tl::hstack] ", "[3, 3]", tl::hstack({f({2, 3}), f({3, 3})})),
+      TL_BAD(tl::ShapeError, "[tl::dstack] ", "dimension", tl::dstack({f({2, 3}), f({3, 3})})),
+      TL_BAD(tl::Error, "[tl::atleast_2d] ", "undefined", tl::atleast_2d(undef())),
+  });
+}
+
+TEST_CASE("bad input: linear algebra") {
+  run_bad_inputs({
+      TL_BAD(tl::ShapeError, "[tl::matmul] ", "[2, 3] @ [4, 5]", tl::matmul(f({2, 3}), f({4, 5}))),
+      TL_BAD(tl::ShapeError, "[tl::matmul] ", "[3] @ [4]", tl::matmul(f({3}), f({4}))),
+      TL_BAD(tl::ShapeError, "[tl::matmul] ", "0D", tl::matmul(tl::scalar_tensor(1.0), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::matmul] ", "batch dimensions [2] and [3]",
+             tl::matmul(f({2, 2, 3}), f({3, 3, 4}))),
+      TL_BAD(tl::DTypeError, "[tl::matmul] ", "float32 and float64",
+             tl::matmul(f({2, 2}), d({2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::matmul] ", "int32 and int64",
+             tl::matmul(i32({2, 2}), i64({2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::matmul] ", "bool", tl::matmul(b8({2, 2}), b8({2, 2}))),
+      TL_BAD(tl::Error, "[tl::matmul] ", "undefined", tl::matmul(undef(), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::mm] ", "2-D", tl::mm(f({2, 2, 2}), f({2, 2}))),
+      TL_BAD(tl::ShapeError, "[tl::mm] ", "2-D", tl::mm(f({2}), f({2, 2}))),
+      TL_BAD(tl::ShapeError, "[tl::mm] ", "inner dimensions differ: [2, 3] @ [2, 3]",
+             tl::mm(f({2, 3}), f({2, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::bmm] ", "3-D", tl::bmm(f({2, 3}), f({3, 2}))),
+      TL_BAD(tl::ShapeError, "[tl::bmm] ", "batch sizes differ",
+             tl::bmm(f({2, 2, 3}), f({3, 3, 2}))),
+      TL_BAD(tl::ShapeError, "[tl::bmm] ", "inner dimensions differ",
+             tl::bmm(f({2, 2, 3}), f({2, 2, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::dot] ", "1-D", tl::dot(f({2, 2}), f({2}))),
+      TL_BAD(tl::ShapeError, "[tl::dot] ", "[2] @ [3]", tl::dot(f({2}), f({3}))),
+      TL_BAD(tl::DTypeError, "[tl::dot] ", "int64", tl::dot(f({2}), i64({2}))),
+      TL_BAD(tl::ShapeError, "[tl::linear] ", "bias", tl::linear(f({2, 3}), f({4, 3}), f({5}))),
+      TL_BAD(tl::ShapeError, "[tl::linear] ", "bias", tl::linear(f({2, 3}), f({4, 3}), f({3, 4}))),
+      TL_BAD(tl::ShapeError, "[tl::linear] ", "bias", tl::linear(f({3}), f({4, 3}), f({2, 4}))),
+      TL_BAD(tl::DTypeError, "[tl::linear] ", "bias", tl::linear(f({2, 3}), f({4, 3}), d({4}))),
+      TL_BAD(tl::Error, "[tl::linear] ", "undefined", tl::linear(f({2, 3}), f({4, 3}), undef())),
+      TL_BAD(tl::ShapeError, "[tl::linear] ", "weight", tl::linear(f({2, 3}), f({4, 3, 1}))),
+      TL_BAD(tl::ShapeError, "[tl::linear] ", "weight", tl::linear(f({2, 3}), f({4, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::linear] ", "float64", tl::linear(f({2, 3}), d({4, 3}))),
+  });
+}
+
+TEST_CASE("bad input: comparisons, copies and random") {
+  run_bad_inputs({
+      TL_BAD(tl::DTypeError, "[tl::allclose] ", "int64 and float32",
+             tl::allclose(i64({2}), f({2}))),
+      TL_BAD(tl::DTypeError, "[tl::allclose] ", "float32 and float64",
+             tl::allclose(f({2}), d({2}))),
+      TL_BAD(tl::ShapeError, "[tl::allclose] ", "[3]", tl::allclose(f({2}), f({3}))),
+      TL_BAD(tl::Error, "[tl::allclose] ", "undefined", tl::allclose(undef(), f({2}))),
+      TL_BAD(tl::Error, "[tl::equal] ", "undefined", tl::equal(f({2}), undef())),
+      TL_BAD(tl::ShapeError, "[tl::copy_] ", "[3]", f({2}).copy_(f({3}))),
+      TL_BAD(tl::ShapeError, "[tl::copy_] ", "broadcast", f({1}).expand({3}).copy_(f({3}))),
+      TL_BAD(tl::ShapeError, "[tl::randint] ", "low=5 high=5", tl::randint(5, 5, {2})),
+      TL_BAD(tl::ShapeError, "[tl::randint] ", "low=9223372036854775807 high=-9223372036854775808",
+             tl::randint(INT64_MAX, INT64_MIN, {1})),
+      TL_BAD(tl::ShapeError, "[tl::randint] ", "high=0", tl::randint(0, {3})),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "int32",
+             tl::randint(0, int64_t{1} << 40, {2}, tl::kInt32)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "int32",
+             tl::randint(INT64_MIN, INT64_MAX, {2}, tl::kInt32)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "bool", tl::randint(-1, 2, {2}, tl::kBool)),
+      TL_BAD(tl::DTypeError, "[tl::rand] ", "int64", tl::rand({2}, tl::kInt64)),
+      TL_BAD(tl::DTypeError, "[tl::randn] ", "int32", tl::randn({2}, tl::kInt32)),
+      TL_BAD(tl::DTypeError, "[tl::randn] ", "bool", tl::randn({2}, tl::kBool)),
+  });
+}
+
+TEST_CASE("bad input: ops on CUDA tensors") {
+  run_bad_inputs({
+      // Out-of-range indices on the device raise before any kernel reads them.
+      TL_BAD_CUDA(tl::IndexError, "[tl::gather] ", "index 3",
+                  tl::gather(cu(f({2, 3})), 1, cu(idx({2, 2}, 3)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::gather] ", "index -1",
+                  tl::gather(cu(f({2, 3})), 0, cu(idx({2, 2}, -1)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::gather] ", "index 7",
+                  tl::gather(cu(f({2, 3})), 1, cu(idx32({2, 2}, 7)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::gather] ", "index " + std::to_string(INT64_MIN),
+                  tl::gather(cu(f({4})), 0, cu(idx({1000}, INT64_MIN)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_select] ", "index 2",
+                  tl::index_select(cu(f({2, 3})), 0, cu(idx({5}, 2)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_select] ", "index -4",
+                  tl::index_select(cu(f({2, 3})), 1, cu(idx32({3}, -4)))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_select] ", "index 1",
+                  tl::index_select(cu(tl::scalar_tensor(1.0)), 0, cu(idx({1}, 1)))),
+      // Operands on different devices.
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "cuda:0", tl::add(f({2}), cu(f({2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::mul_] ", "cuda:0", f({2}).mul_(cu(f({2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::where] ", "cuda:0",
+                  tl::where(b8({2}), cu(f({2})), f({2}))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::clamp] ", "cuda:0",
+                  tl::clamp(cu(f({2})), f({2}), kNoTensor)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::matmul] ", "cuda:0", tl::matmul(f({2, 2}), cu(f({2, 2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::linear] ", "bias",
+                  tl::linear(cu(f({2, 3})), cu(f({4, 3})), f({4}))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::gather] ", "index",
+                  tl::gather(cu(f({2, 3})), 1, idx({2, 2}, 0))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::index_select] ", "index",
+                  tl::index_select(cu(f({2, 3})), 1, idx({2}, 0))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::masked_select] ", "mask",
+                  tl::masked_select(cu(f({2})), b8({2}))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0", tl::cat({f({2}), cu(f({2}))})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::allclose] ", "cuda:0", tl::allclose(f({2}), cu(f({2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0", tl::equal(cu(f({2})), f({2}))),
+      // Device-side versions of the front-end checks.
+      TL_BAD_CUDA(tl::DTypeError, "[tl::argmax] ", "bool", tl::argmax(cu(b8({3})))),
+      TL_BAD_CUDA(tl::DTypeError, "[tl::abs] ", "bool", tl::abs(cu(b8({3})))),
+      TL_BAD_CUDA(tl::DTypeError, "[tl::allclose] ", "int64",
+                  tl::allclose(cu(i64({2})), cu(f({2})))),
+      TL_BAD_CUDA(tl::ShapeError, "[tl::linear] ", "bias",
+                  tl::linear(cu(f({2, 3})), cu(f({4, 3})), cu(f({5})))),
+      TL_BAD_CUDA(
+          tl::ShapeError, "[tl::randint] ", "low=3 high=1",
+          tl::randint(3, 1, {2}, tl::TensorOptions(tl::kInt64).device(tl::Device::cuda(0)))),
+      // Huge results on the device: out of memory (never a fault), or an overflowing size.
+      TL_BAD_CUDA(tl::OutOfMemoryError, "[tl::add] ", "out of memory",
+                  cu(f({1})).expand({int64_t{1} << 40}) + 1),
+      TL_BAD_CUDA(tl::OutOfMemoryError, "[tl::matmul] ", "out of memory",
+                  tl::matmul(cu(f({1, 1})).expand({int64_t{1} << 20, 1}),
+                             cu(f({1, 1})).expand({1, int64_t{1} << 20}))),
+      TL_BAD_CUDA(
+          tl::ShapeError, "[tl::cat] ", "overflow",
+          tl::cat({cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62}),
+                   cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62})})),
+  });
+}
