@@ -1,6 +1,7 @@
 // Finds the backend for a device and names ops for error messages.
 #include "backends/backend.h"
 
+#include "profiler/op_scope.h"
 #include "tensor/error.h"
 
 namespace tensorlet {
@@ -14,7 +15,9 @@ Backend& backend_for(Device device) {
 #if TL_WITH_CUDA
   return cuda_backend();
 #else
-  fail<DeviceError>("tl::backend", "tensorlet was built without CUDA, cannot use ", device);
+  // Named after the user's op (tl::zeros, tl::to, ...): "tl::backend" would mean nothing to them.
+  fail<DeviceError>(profiler::user_op_or("tl::backend"), "device ", device,
+                    " requested, but tensorlet was built without CUDA");
 #endif
 }
 

@@ -39,6 +39,14 @@ constexpr double kAdaptiveBlockSizeRunTime = 0.05;
 // do_bench zeroes this many bytes between calls: larger than any current GPU's L2 (H100: 50 MiB).
 constexpr int64_t kFlushBytes = int64_t{256} << 20;
 
+// Every time argument must be a finite number (an infinite min_run_time never ends the loop; NaN
+// compares false everywhere): > 0, or >= 0 where 0 has a meaning (no warm-up, no limit).
+void check_duration(const char* op, const char* name, double value, bool zero_allowed) {
+  if (std::isfinite(value) && (value > 0 || (zero_allowed && value == 0))) return;
+  fail<Error>(op, "expected ", name, zero_allowed ? " finite and >= 0" : " finite and > 0",
+              ", got ", value);
+}
+
 // Linear interpolation between closest ranks of sorted values, as numpy.percentile does.
 double sorted_quantile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
@@ -198,7 +206,7 @@ Timer::Timer(std::string label, std::function<void()> fn, TimerOptions options)
            "num_threads must be 0 (leave as is) or positive, got ", options_.num_threads);
 }
 
-double Timer::time_block(int64_t calls) {
+double Timer::time_block(int64_t calls, const char* op) {
   // The device must be idle when the clock starts (or earlier work would be billed to this block)
   // and again when it stops (or the work this block enqueued would not be).
   auto sync = [&] {
@@ -218,6 +226,10 @@ double Timer::time_block(int64_t calls) {
     sync();
     seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
+  // A custom clock that returns inf or nan would make every stopping rule false (the block-size
+  // search would then grow blocks to 10^9 calls): refuse it.
+  if (!std::isfinite(seconds))
+    fail<Error>(op, "options.timer returned a non-finite time difference (", seconds, ")");
   return std::max(seconds, kMinBlockSeconds);
 }
 
@@ -237,10 +249,11 @@ Measurement Timer::make_measurement(int64_t number, std::vector<double> block_se
 }
 
 Measurement Timer::timeit(int64_t n) {
-  TL_CHECK(n >= 1, Error, "tl::bench::Timer::timeit", "expected n >= 1, got ", n);
+  constexpr const char* kOp = "tl::bench::Timer::timeit";
+  TL_CHECK(n >= 1, Error, kOp, "expected n >= 1, got ", n);
   ThreadCountGuard threads(options_.num_threads);
-  time_block(std::max<int64_t>(2, n / 100));  // warm-up, untimed (torch: max(number // 100, 2))
-  return make_measurement(n, {time_block(n)});
+  time_block(std::max<int64_t>(2, n / 100), kOp);  // warm-up, untimed (torch: max(n // 100, 2))
+  return make_measurement(n, {time_block(n, kOp)});
 }
 
 int64_t detail::estimate_block_size(const std::function<double(int64_t)>& timeit,
@@ -265,13 +278,13 @@ int64_t detail::estimate_block_size(const std::function<double(int64_t)>& timeit
 // torch's _threaded_measurement_loop: blocks until their total reaches min_run_time and the stop
 // rule holds (blocked_autorange: always; adaptive_autorange: more than 3 blocks meeting the
 // confidence threshold), or their total passes max_run_time (when > 0).
-Measurement Timer::measure(int64_t number, double min_run_time, double max_run_time,
+Measurement Timer::measure(const char* op, int64_t number, double min_run_time, double max_run_time,
                            double threshold, const BlockCallback& callback) {
   std::vector<double> blocks;
   double total = 0;
   bool can_stop = false;
   while (total < min_run_time || !can_stop) {
-    const double t = time_block(number);
+    const double t = time_block(number, op);
     blocks.push_back(t);
     total += t;
     if (callback) callback(number, t);
@@ -287,25 +300,25 @@ Measurement Timer::measure(int64_t number, double min_run_time, double max_run_t
 }
 
 Measurement Timer::blocked_autorange(double min_run_time, const BlockCallback& callback) {
-  TL_CHECK(min_run_time > 0, Error, "tl::bench::Timer::blocked_autorange",
-           "expected min_run_time > 0, got ", min_run_time);
+  constexpr const char* kOp = "tl::bench::Timer::blocked_autorange";
+  check_duration(kOp, "min_run_time", min_run_time, false);
   ThreadCountGuard threads(options_.num_threads);
   const int64_t number = detail::estimate_block_size(
-      [this](int64_t calls) { return time_block(calls); }, min_run_time);
-  return measure(number, min_run_time, /*max_run_time=*/0, /*threshold=*/0, callback);
+      [this](int64_t calls) { return time_block(calls, kOp); }, min_run_time);
+  return measure(kOp, number, min_run_time, /*max_run_time=*/0, /*threshold=*/0, callback);
 }
 
 Measurement Timer::adaptive_autorange(double threshold, const AdaptiveAutorangeOptions& options) {
   constexpr const char* kOp = "tl::bench::Timer::adaptive_autorange";
-  TL_CHECK(threshold > 0, Error, kOp, "expected threshold > 0, got ", threshold);
-  TL_CHECK(options.min_run_time > 0, Error, kOp, "expected min_run_time > 0, got ",
-           options.min_run_time);
-  TL_CHECK(options.max_run_time >= 0, Error, kOp, "expected max_run_time >= 0 (0: no limit), got ",
-           options.max_run_time);
+  TL_CHECK(std::isfinite(threshold) && threshold > 0, Error, kOp,
+           "expected threshold finite and > 0, got ", threshold);
+  check_duration(kOp, "min_run_time", options.min_run_time, false);
+  check_duration(kOp, "max_run_time (0: no limit)", options.max_run_time, true);
   ThreadCountGuard threads(options_.num_threads);
   const int64_t number = detail::estimate_block_size(
-      [this](int64_t calls) { return time_block(calls); }, kAdaptiveBlockSizeRunTime);
-  return measure(number, options.min_run_time, options.max_run_time, threshold, options.callback);
+      [this](int64_t calls) { return time_block(calls, kOp); }, kAdaptiveBlockSizeRunTime);
+  return measure(kOp, number, options.min_run_time, options.max_run_time, threshold,
+                 options.callback);
 }
 
 // ---- Compare ----------------------------------------------------------------------------------
@@ -465,15 +478,19 @@ std::ostream& operator<<(std::ostream& os, const Compare& compare) { return os <
 
 std::vector<double> do_bench(const std::function<void()>& fn, const DoBenchOptions& options) {
   constexpr const char* kOp = "tl::bench::do_bench";
+  // The arguments first: their errors do not depend on the machine.
   TL_CHECK(static_cast<bool>(fn), Error, kOp, "no function to time");
+  check_duration(kOp, "rep_ms", options.rep_ms, false);
+  check_duration(kOp, "warmup_ms", options.warmup_ms, true);
+  for (double q : options.quantiles)
+    TL_CHECK(q >= 0 && q <= 1, Error, kOp, "expected quantiles in [0, 1], got ", q);
+  TL_CHECK(options.device >= -1, DeviceError, kOp,
+           "expected device -1 (the current one) or a CUDA device index, got ", options.device);
   TL_CHECK(cuda::is_available(), DeviceError, kOp,
            "needs a CUDA device (it times each call with CUDA events on the device's stream), and "
            "none is usable here; time CPU code with tl::bench::Timer");
-  TL_CHECK(options.rep_ms > 0 && options.warmup_ms >= 0, Error, kOp,
-           "expected rep_ms > 0 and warmup_ms >= 0, got ", options.rep_ms, " and ",
-           options.warmup_ms);
-  for (double q : options.quantiles)
-    TL_CHECK(q >= 0 && q <= 1, Error, kOp, "expected quantiles in [0, 1], got ", q);
+  TL_CHECK(options.device < cuda::device_count(), DeviceError, kOp, "device ", options.device,
+           " asked for, but there are ", cuda::device_count(), " CUDA devices");
   const int device = options.device < 0 ? cuda::current_device() : options.device;
   cuda::DeviceGuard on(device);
 

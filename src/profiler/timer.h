@@ -131,9 +131,10 @@ class Timer {
   std::optional<int> synchronized_device() const { return sync_device_; }
 
  private:
-  double time_block(int64_t calls);  // seconds for `calls` calls, the device idle at both ends
-  Measurement measure(int64_t number, double min_run_time, double max_run_time, double threshold,
-                      const BlockCallback& callback);
+  // Seconds for `calls` calls, the device idle at both ends; `op` names the caller in errors.
+  double time_block(int64_t calls, const char* op);
+  Measurement measure(const char* op, int64_t number, double min_run_time, double max_run_time,
+                      double threshold, const BlockCallback& callback);
   Measurement make_measurement(int64_t number, std::vector<double> block_seconds) const;
 
   std::string label_;

@@ -19,7 +19,8 @@ class Device {
 
   static constexpr Device cpu() { return Device(DeviceType::CPU, 0); }
   static constexpr Device cuda(int index = 0) { return Device(DeviceType::CUDA, index); }
-  // Parses "cpu", "cuda", "cuda:N"; throws DeviceError on anything else.
+  // Parses torch's device strings: "cpu", "cuda", "cpu:N", "cuda:N" (N without leading zeros);
+  // throws DeviceError naming the string on anything else.
   static Device parse(std::string_view text);
 
   constexpr DeviceType type() const { return type_; }

@@ -105,6 +105,7 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options) {
 
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
+  profiler::OpScope scope("tl::from_vector");  // errors of the copy to `device` name this op
   Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
   if (s.numel() != static_cast<int64_t>(values.size()))
     fail<ShapeError>("tl::from_vector", "shape ", s, " needs ", s.numel(), " values, got ",
