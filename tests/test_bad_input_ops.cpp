@@ -286,6 +286,9 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0", tl::cat({f({2}), cu(f({2}))})),
       TL_BAD_CUDA(tl::DeviceError, "[tl::allclose] ", "cuda:0", tl::allclose(f({2}), cu(f({2})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0", tl::equal(cu(f({2})), f({2}))),
+      // record_stream names itself (not the Stream::current its argument came from).
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::record_stream] ", "CUDA tensor",
+                  tl::cuda::record_stream(f({2}), tl::cuda::Stream::current(0))),
       // Device-side versions of the front-end checks.
       TL_BAD_CUDA(tl::DTypeError, "[tl::argmax] ", "bool", tl::argmax(cu(b8({3})))),
       TL_BAD_CUDA(tl::DTypeError, "[tl::abs] ", "bool", tl::abs(cu(b8({3})))),
