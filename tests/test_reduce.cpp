@@ -396,6 +396,16 @@ TEST_CASE("reduce: max and min propagate NaN; argmax/argmin pick the first NaN o
   }
 }
 
+TEST_CASE("reduce: argmax and argmin refuse bool tensors, as torch") {
+  for (tl::Device device : test_devices()) {
+    tl::Tensor b = tl::ones({2, 3}, tl::TensorOptions(tl::kBool).device(device));
+    check_throws<tl::DTypeError>([&] { tl::argmax(b); }, "[tl::argmax] ");
+    check_throws<tl::DTypeError>([&] { tl::argmin(b, 1); }, "[tl::argmin] ");
+    // max/min of bool stay allowed (torch.amax accepts bool).
+    CHECK(tl::max(b).item<bool>());
+  }
+}
+
 TEST_CASE("reduce: argmax and argmin match a reference on every dtype, layout and dim") {
   struct Case {
     tl::Shape shape;
