@@ -19,7 +19,7 @@ TEST_CASE("factories: zeros, ones, full, empty and options") {
   CHECK(tl::zeros({1}, tl::Device::cpu()).device() == tl::Device::cpu());
   CHECK(tl::scalar_tensor(3).dim() == 0);
   CHECK(tl::scalar_tensor(3).dtype() == tl::kFloat32);
-  check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "tl::empty");
+  check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "[tl::zeros]");
   check_throws<tl::DTypeError>([] { tl::full({2}, 1.5, tl::kInt64); }, "tl::fill_");
 }
 
