@@ -54,7 +54,10 @@ Tensor cat_checked(const char* op, const std::vector<Tensor>& tensors, int64_t d
                          ": expected size ", first.shape()[d], " but got size ", t.shape()[d],
                          " in dimension ", d, " for tensor ", i, " (shapes ", first.shape(),
                          " and ", t.shape(), ")");
-    out_shape[dim] += t.shape()[dim];
+    if (__builtin_add_overflow(out_shape[dim], t.shape()[dim], &out_shape[dim]))
+      fail<ShapeError>(op, "Storage size calculation overflowed: the sizes in dimension ", dim,
+                       " add up to more than int64 holds (at tensor ", i, ", shape ", t.shape(),
+                       ")");
     // The backend takes inputs in out's dtype; only mismatched ones pay a conversion.
     if (t.numel() > 0) inputs.push_back(t.dtype() == dtype ? t : t.to(dtype));
   }
