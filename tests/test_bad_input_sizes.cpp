@@ -123,6 +123,8 @@ TEST_CASE("bad input: as_strided stays inside its storage") {
       TL_BAD(tl::ShapeError, "[tl::as_strided] ", "overflowed",
              tl::ones({4}).as_strided({3}, {kBig}, 0)),
       TL_BAD(tl::ShapeError, "[tl::as_strided] ", "overflowed",
+             tl::ones({4}).as_strided({3, 0}, {kMax, 1}, 0)),
+      TL_BAD(tl::ShapeError, "[tl::as_strided] ", "overflowed",
              tl::ones({4}).as_strided({2}, {1}, kMax)),
       TL_BAD(tl::ShapeError, "[tl::as_strided] ", "overflowed",
              tl::ones({4}).as_strided({kBig, kBig}, {0, 0}, 0)),

@@ -179,8 +179,13 @@ TEST_CASE("views: as_strided within the storage, including torch's edge cases") 
   // No element reached: any offset and stride are accepted (as torch).
   CHECK(x.as_strided({0}, {1}, 100).numel() == 0);
   CHECK(x.as_strided({2, 0}, {1, 1}, 100).numel() == 0);
-  // A one-element dim may carry any stride.
+  // A one-element dim may carry any stride, and views of it stay in range.
   CHECK(values_of(x.as_strided({1}, {int64_t(1) << 62}, 1)) == std::vector<double>{1});
+  tl::Tensor huge = x.as_strided({1, 2}, {INT64_MAX, 1}, 1);
+  CHECK(values_of(huge.unsqueeze(0)) == std::vector<double>{1, 2});
+  CHECK(values_of(huge.view({2, 1, 1})) == std::vector<double>{1, 2});
+  CHECK(values_of(huge.t().reshape({1, 2})) == std::vector<double>{1, 2});
+  CHECK(huge.slice(0, 1).numel() == 0);
   // The storage, not the view, bounds it: a slice can reach back into its base.
   CHECK(values_of(x.slice(0, 2).as_strided({4}, {1}, 0)) == std::vector<double>{0, 1, 2, 3});
 }

@@ -22,6 +22,14 @@ Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offs
   int64_t n = 0;
   if (!checked_numel(shape, &n))
     fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape);
+  // Also for a view without elements (any strides pass torch there): every size * stride must
+  // fit, so that select, slice and unsqueeze on the view cannot overflow computing offsets.
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    int64_t extent = 0;
+    if (!checked_mul(shape[i], strides[i], &extent))
+      fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape,
+                       " and strides=", strides);
+  }
   if (n == 0) return make_view(*this, shape, strides, offset);  // reaches no element
   // The largest reachable element, offset + sum((size - 1) * stride), must lie in the storage.
   int64_t last = offset;
@@ -92,11 +100,16 @@ static std::optional<Shape> view_strides(const Shape& shape, const Shape& stride
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = shape.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= shape[tensor_d];
-    bool chunk_ends = tensor_d == 0 || (shape[tensor_d - 1] != 1 &&
-                                        strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    // A size-1 dim may carry any stride (as_strided), so these products are checked: a chunk
+    // whose stride overflows ends there, and a view stride that overflows means a copy.
+    int64_t chunk_stride = 0;
+    bool chunk_ends =
+        tensor_d == 0 || (shape[tensor_d - 1] != 1 &&
+                          (!checked_mul(tensor_numel, chunk_base_stride, &chunk_stride) ||
+                           strides[tensor_d - 1] != chunk_stride));
     if (chunk_ends) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
-        new_strides[view_d] = view_numel * chunk_base_stride;
+        if (!checked_mul(view_numel, chunk_base_stride, &new_strides[view_d])) return std::nullopt;
         view_numel *= new_shape[view_d];
         --view_d;
       }
@@ -242,7 +255,10 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
 Tensor Tensor::unsqueeze(int64_t dim) const {
   dim = wrap_dim(dim, this->dim() + 1, "tl::unsqueeze");
   Shape s = shape(), st = strides();
-  int64_t new_stride = dim < this->dim() ? st[dim] * s[dim] : 1;
+  int64_t new_stride = 1;
+  // size * stride as torch; a size-1 dim's stride is free, so on overflow (a huge as_strided
+  // stride) it takes the neighbour's stride instead.
+  if (dim < this->dim() && !checked_mul(st[dim], s[dim], &new_stride)) new_stride = st[dim];
   s.insert(dim, 1);
   st.insert(dim, new_stride);
   return make_view(*this, s, st, offset());
