@@ -52,6 +52,8 @@ TEST_CASE("bad input: storage sizes overflow or exceed memory") {
       TL_BAD(tl::OutOfMemoryError, "[tl::zeros] ", "bytes",
              tl::zeros({int64_t(1) << 60}, tl::kBool)),
       TL_BAD(tl::OutOfMemoryError, "[tl::rand] ", "bytes", tl::rand({int64_t(1) << 59})),
+      TL_BAD(tl::OutOfMemoryError, "[tl::to_vector] ", "bytes",
+             tl::ones({1}, tl::kFloat64).expand({int64_t(1) << 58}).to_vector<double>()),
       TL_BAD(tl::OutOfMemoryError, "[tl::contiguous] ", "bytes",
              tl::ones({1}).expand({int64_t(1) << 59}).contiguous()),
       TL_BAD(tl::OutOfMemoryError, "[tl::reshape] ", "bytes",

@@ -1,7 +1,6 @@
 // Tensor core: construction, accessors, copies, conversion and host read-back.
 #include "tensor/tensor.h"
 
-#include <cstring>
 
 #include "backends/backend.h"
 #include "profiler/op_scope.h"
@@ -196,26 +195,27 @@ T Tensor::item() const {
   return *static_cast<T*>(host.data_ptr());
 }
 
+// The host copy is made first, through the capped allocator: a vector of a huge view's size
+// would fail as std::bad_alloc (or abort under AddressSanitizer) instead of OutOfMemoryError.
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  std::vector<T> values(numel());
-  if (values.empty()) return values;
+  profiler::OpScope scope("tl::to_vector");  // errors (out of memory) name it
+  if (numel() == 0) return {};
   Tensor host = make_tensor(shape(), dtype_of_v<T>, Device::cpu());
   backend_for(device()).copy(*this, host);
-  std::memcpy(values.data(), host.data_ptr(), values.size() * sizeof(T));
-  return values;
+  const T* p = static_cast<const T*>(host.data_ptr());
+  return std::vector<T>(p, p + numel());
 }
 
-// std::vector<bool> is bit-packed, so it goes through a byte buffer.
+// std::vector<bool> is bit-packed, so it is built from the host tensor's bytes.
 template <>
 std::vector<bool> Tensor::to_vector<bool>() const {
-  std::vector<uint8_t> bytes(numel());
-  if (!bytes.empty()) {
-    Tensor host = make_tensor(shape(), kBool, Device::cpu());
-    backend_for(device()).copy(*this, host);
-    std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
-  }
-  return std::vector<bool>(bytes.begin(), bytes.end());
+  profiler::OpScope scope("tl::to_vector");
+  if (numel() == 0) return {};
+  Tensor host = make_tensor(shape(), kBool, Device::cpu());
+  backend_for(device()).copy(*this, host);
+  const uint8_t* p = static_cast<const uint8_t*>(host.data_ptr());
+  return std::vector<bool>(p, p + numel());
 }
 
 template bool Tensor::item<bool>() const;
