@@ -19,7 +19,7 @@ TEST_CASE("factories: zeros, ones, full, empty and options") {
   CHECK(tl::zeros({1}, tl::Device::cpu()).device() == tl::Device::cpu());
   CHECK(tl::scalar_tensor(3).dim() == 0);
   CHECK(tl::scalar_tensor(3).dtype() == tl::kFloat32);
-  check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "tl::empty");
+  check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "[tl::zeros]");
   check_throws<tl::DTypeError>([] { tl::full({2}, 1.5, tl::kInt64); }, "tl::fill_");
 }
 
@@ -69,4 +69,43 @@ TEST_CASE("factories: eye and from_vector") {
         tl::from_vector(std::vector<float>{1, 2, 3}, {2, 2});
       },
       "tl::from_vector");
+}
+
+TEST_CASE("factories: arange lengths and values match torch 2.15") {
+  struct Case {
+    tl::Tensor got;
+    std::vector<double> want;
+  };
+  // Each expectation is torch.arange's result on the same arguments.
+  std::vector<Case> cases{
+      {tl::arange(0, 2.5, 1, tl::kInt64), {0, 1, 2}},
+      {tl::arange(2.5, tl::kInt64), {0, 1, 2}},
+      {tl::arange(0, 2.5), {0, 1, 2}},
+      // Integer dtypes step from start and step cast to integers; the length is ceil((end -
+      // start) / step) in double.
+      {tl::arange(0.5, 3, 1, tl::kInt64), {0, 1, 2}},
+      {tl::arange(0.5, 5, 1.5, tl::kInt64), {0, 1, 2}},
+      {tl::arange(0, 2.1, 1.5, tl::kInt64), {0, 1}},
+      {tl::arange(0, 5, 1.9, tl::kInt64), {0, 1, 2}},
+      {tl::arange(-2.5, 0, 1, tl::kInt64), {-2, -1, 0}},
+      {tl::arange(-1.5, 1.5, 1, tl::kInt64), {-1, 0, 1}},
+      {tl::arange(2.9, 0, -1, tl::kInt64), {2, 1, 0}},
+      {tl::arange(0, -2.5, -1, tl::kInt64), {0, -1, -2}},
+      {tl::arange(0, 3e9, 1e9, tl::kInt32), {0, 1e9, 2e9}},
+      {tl::arange(0, 10, 3, tl::kFloat32), {0, 3, 6, 9}},
+      {tl::arange(5, 0, -2), {5, 3, 1}},
+      {tl::arange(0, 1, int64_t(1) << 62), {0}},
+      // Integer bounds count exactly, even across int64's whole range (torch wraps here and
+      // returns no elements).
+      {tl::arange(INT64_MIN, INT64_MAX, int64_t(1) << 62, tl::kFloat64),
+       {-9223372036854775808.0, -4611686018427387904.0, 0, 4611686018427387904.0}},
+      {tl::arange(5, 0, INT64_MIN), {5}},
+  };
+  for (const Case& c : cases) CHECK(values_of(c.got) == c.want);
+  CHECK(tl::arange(0, 3e9, 1e9, tl::kInt32).dtype() == tl::kInt32);
+  tl::Tensor wide = tl::arange(INT64_MIN, INT64_MAX, int64_t(1) << 62);
+  CHECK(wide.to_vector<int64_t>() ==
+        std::vector<int64_t>{INT64_MIN, -(int64_t(1) << 62), 0, int64_t(1) << 62});
+  CHECK(tl::arange(INT64_MAX - 2, INT64_MAX).to_vector<int64_t>() ==
+        std::vector<int64_t>{INT64_MAX - 2, INT64_MAX - 1});
 }

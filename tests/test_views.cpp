@@ -155,3 +155,66 @@ TEST_CASE("views: shapes beyond the supported rank and bad devices throw") {
   CHECK(tl::Device::parse("cuda:1") == tl::Device::cuda(1));
   CHECK(tl::Device::parse("cpu").str() == "cpu");
 }
+
+TEST_CASE("views: slice and narrow arguments near int64's limits clamp without overflow") {
+  tl::Tensor x = iota({2, 3});
+  // torch: x[:, 0:3:2**63-1] is [2, 1]; a one-element dim keeps its stride.
+  tl::Tensor s = x.slice(1, 0, 3, INT64_MAX);
+  CHECK(s.shape() == tl::Shape{2, 1});
+  CHECK(s.storage() == x.storage());
+  CHECK(values_of(s) == std::vector<double>{0, 3});
+  CHECK(x.slice(1, INT64_MIN, INT64_MAX).shape() == tl::Shape{2, 3});
+  CHECK(x.slice(1, INT64_MAX, INT64_MIN).shape() == tl::Shape{2, 0});
+  CHECK(x.slice(1, 1, INT64_MAX, 2).shape() == tl::Shape{2, 1});
+  CHECK(values_of(x.slice(0, -1, INT64_MAX, INT64_MAX)) == std::vector<double>{3, 4, 5});
+  CHECK(x.narrow(1, 3, 0).shape() == tl::Shape{2, 0});
+  CHECK(x.narrow(1, -3, 3).shape() == tl::Shape{2, 3});
+}
+
+TEST_CASE("views: as_strided within the storage, including torch's edge cases") {
+  tl::Tensor x = iota({4});
+  CHECK(values_of(x.as_strided({2, 2}, {1, 1}, 0)) == std::vector<double>{0, 1, 1, 2});
+  CHECK(values_of(x.as_strided({2}, {1}, 2)) == std::vector<double>{2, 3});
+  CHECK(values_of(x.as_strided({}, {}, 3)) == std::vector<double>{3});
+  // No element reached: any offset and stride are accepted (as torch).
+  CHECK(x.as_strided({0}, {1}, 100).numel() == 0);
+  CHECK(x.as_strided({2, 0}, {1, 1}, 100).numel() == 0);
+  // A one-element dim may carry any stride, and views of it stay in range.
+  CHECK(values_of(x.as_strided({1}, {int64_t(1) << 62}, 1)) == std::vector<double>{1});
+  tl::Tensor huge = x.as_strided({1, 2}, {INT64_MAX, 1}, 1);
+  CHECK(values_of(huge.unsqueeze(0)) == std::vector<double>{1, 2});
+  CHECK(values_of(huge.view({2, 1, 1})) == std::vector<double>{1, 2});
+  CHECK(values_of(huge.t().reshape({1, 2})) == std::vector<double>{1, 2});
+  CHECK(huge.slice(0, 1).numel() == 0);
+  // The storage, not the view, bounds it: a slice can reach back into its base.
+  CHECK(values_of(x.slice(0, 2).as_strided({4}, {1}, 0)) == std::vector<double>{0, 1, 2, 3});
+}
+
+TEST_CASE("views: 0-dim tensors view as any number of size-1 dims") {
+  tl::Tensor s = tl::scalar_tensor(2.5);
+  for (const tl::Shape& shape : {tl::Shape{1}, tl::Shape{1, 1, 1}, tl::Shape{-1}, tl::Shape{}}) {
+    tl::Tensor v = s.view(shape);
+    CHECK(v.storage() == s.storage());
+    CHECK(v.strides() == tl::Shape::filled(v.dim(), 1));
+    CHECK(v.item<double>() == 2.5);
+  }
+  CHECK(s.view({1, 1, 1}).shape() == tl::Shape{1, 1, 1});
+  CHECK(s.reshape({1, 1}).storage() == s.storage());
+  CHECK(s.flatten().storage() == s.storage());
+  CHECK(s.flatten().shape() == tl::Shape{1});
+  CHECK(s.flatten(0, -1).shape() == tl::Shape{1});
+  CHECK(s.flatten(-1, 0).shape() == tl::Shape{1});
+  // And back: a one-element tensor views as 0-dim.
+  CHECK(s.view({1, 1}).view({}).dim() == 0);
+}
+
+TEST_CASE("views: a tensor without elements is contiguous whatever its strides") {
+  tl::Tensor x = iota({6});
+  CHECK(x.as_strided({2, 0, 3}, {5, 7, 2}, 0).is_contiguous());
+  CHECK(x.as_strided({0, 3}, {3, 2}, 0).is_contiguous());
+  CHECK_FALSE(x.as_strided({1, 3}, {3, 2}, 0).is_contiguous());
+  // An empty view of the same shape keeps its strides (torch's computeStride).
+  tl::Tensor e = tl::empty({3, 0}).t();
+  CHECK(e.view({0, 3}).strides() == e.strides());
+  CHECK(tl::ones({0}).reshape({3, -1}).shape() == tl::Shape{3, 0});
+}

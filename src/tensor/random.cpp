@@ -95,8 +95,9 @@ Tensor randint(int64_t high, const Shape& shape, TensorOptions options) {
   return randint(0, high, shape, options);
 }
 
-static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options) {
-  check_defined(t, "tl::rand_like");
+static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options,
+                          const char* op) {
+  check_defined(t, op);
   TensorOptions o = options.has_value() ? *options : TensorOptions();
   if (!o.has_dtype()) o = o.dtype(t.dtype());
   if (!o.has_device()) o = o.device(t.device());
@@ -104,10 +105,12 @@ static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o
 }
 
 Tensor rand_like(const Tensor& t, std::optional<TensorOptions> options) {
-  return rand(t.shape(), like(t, options));
+  profiler::OpScope scope("tl::rand_like");
+  return rand(t.shape(), like(t, options, "tl::rand_like"));
 }
 Tensor randn_like(const Tensor& t, std::optional<TensorOptions> options) {
-  return randn(t.shape(), like(t, options));
+  profiler::OpScope scope("tl::randn_like");
+  return randn(t.shape(), like(t, options, "tl::randn_like"));
 }
 
 }  // namespace tensorlet

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "profiler/op_scope.h"
 #include "tensor/error.h"
 
 namespace tensorlet {
@@ -47,10 +48,36 @@ void Shape::resize(int64_t n, int64_t fill) {
   size_ = n;
 }
 
+bool checked_numel(const Shape& shape, int64_t* out) {
+  int64_t n = 1, strides = 1;
+  bool ok = true;
+  for (int64_t d : shape) {
+    ok = ok && checked_mul(n, d, &n) && checked_mul(strides, std::max<int64_t>(d, 1), &strides);
+    if (!ok) return false;
+  }
+  *out = n;
+  return true;
+}
+
+[[noreturn]] static void fail_overflow(const Shape& shape, const char* fallback,
+                                       const char* detail) {
+  fail<ShapeError>(profiler::user_op_or(fallback),
+                   "Storage size calculation overflowed with sizes=", shape, detail);
+}
+
 int64_t Shape::numel() const {
   int64_t n = 1;
-  for (int64_t d : *this) n *= d;
+  // The common case (every product fits) costs one overflow flag per dim.
+  if (!checked_numel(*this, &n)) fail_overflow(*this, "tl::Shape::numel", "");
   return n;
+}
+
+int64_t checked_nbytes(const Shape& shape, size_t element_size, const char* fallback) {
+  int64_t n = 0, bytes = 0;
+  if (!checked_numel(shape, &n)) fail_overflow(shape, fallback, "");
+  if (!checked_mul(n, static_cast<int64_t>(element_size), &bytes))
+    fail_overflow(shape, fallback, " (the byte count does not fit int64)");
+  return bytes;
 }
 
 std::string Shape::str() const {
@@ -70,7 +97,8 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t running = 1;
   for (int64_t i = shape.size() - 1; i >= 0; --i) {
     strides[i] = running;
-    running *= std::max<int64_t>(shape[i], 1);
+    if (!checked_mul(running, std::max<int64_t>(shape[i], 1), &running))
+      fail_overflow(shape, "tl::contiguous_strides", "");
   }
   return strides;
 }

@@ -40,7 +40,8 @@ class Shape {
   void erase(int64_t pos);
   void resize(int64_t n, int64_t fill = 0);
 
-  // Product of all extents (1 for a 0-dim shape).
+  // Product of all extents (1 for a 0-dim shape). Throws ShapeError, naming the user's op, when
+  // the extents' product (or a contiguous stride of them) does not fit int64.
   int64_t numel() const;
   std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
   std::string str() const;  // "[2, 3]"
@@ -56,6 +57,20 @@ class Shape {
 };
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
+
+// a * b into *out; false (and *out unspecified) when the product does not fit int64.
+inline bool checked_mul(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+// The element count of `shape` into *out; false when it, or any contiguous stride of the shape
+// (the product of the extents with zeros counted as ones), does not fit int64. A zero-size
+// shape counts 0 elements, but its strides must still fit, so that no stride ever wraps.
+bool checked_numel(const Shape& shape, int64_t* out);
+
+// numel * element_size in bytes, throwing ShapeError "[op] Storage size calculation overflowed
+// ..." when it does not fit int64 (op: the user's op, else `fallback`).
+int64_t checked_nbytes(const Shape& shape, size_t element_size, const char* fallback);
 
 // Row-major strides (in elements) for a contiguous tensor of this shape.
 Shape contiguous_strides(const Shape& shape);

@@ -1,25 +1,29 @@
 // Tensor core: construction, accessors, copies, conversion and host read-back.
 #include "tensor/tensor.h"
 
-#include <cstring>
 
 #include "backends/backend.h"
 #include "profiler/op_scope.h"
 
 namespace tensorlet {
 
-void Tensor::throw_undefined() { fail<Error>("tl::Tensor", "use of an undefined tensor"); }
+void Tensor::throw_undefined() {
+  fail<Error>(profiler::user_op_or("tl::Tensor"), "use of an undefined tensor");
+}
 
 void check_defined(const Tensor& t, const char* op) {
   if (!t.defined()) fail<Error>(op, "expected a defined tensor, got an undefined one");
 }
 
 Tensor make_tensor(const Shape& shape, DType dtype, Device device, bool pinned) {
+  // Factories call this inside their own scope: errors name the op the user called.
   for (int64_t d : shape)
-    if (d < 0) fail<ShapeError>("tl::empty", "negative dimension in shape ", shape);
+    if (d < 0)
+      fail<ShapeError>(profiler::user_op_or("tl::empty"), "negative dimension ", d, " in shape ",
+                       shape);
+  const int64_t nbytes = checked_nbytes(shape, tensorlet::element_size(dtype), "tl::empty");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage =
-      std::make_shared<Storage>(shape.numel() * tensorlet::element_size(dtype), device, pinned);
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(nbytes), device, pinned);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -36,19 +40,29 @@ Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, i
   return Tensor(std::move(impl));
 }
 
+// A 0-dim tensor has no dim to ask about (torch: IndexError), unlike ops that treat it as 1-D.
+static void check_has_dims(int64_t ndim, int64_t dim, const char* op) {
+  if (ndim == 0)
+    fail<IndexError>(op, "dimension specified as ", dim, " but tensor has no dimensions");
+}
+
 int64_t Tensor::size(int64_t dim) const {
+  check_has_dims(this->dim(), dim, "tl::Tensor::size");
   return shape()[wrap_dim(dim, this->dim(), "tl::Tensor::size")];
 }
 int64_t Tensor::stride(int64_t dim) const {
+  check_has_dims(this->dim(), dim, "tl::Tensor::stride");
   return strides()[wrap_dim(dim, this->dim(), "tl::Tensor::stride")];
 }
 
 bool Tensor::is_contiguous() const {
   const TensorImpl& t = impl();
+  // A tensor with no elements is contiguous whatever its strides (as torch).
+  for (int64_t d : t.shape)
+    if (d == 0) return true;
   int64_t expected = 1;
   for (int64_t i = t.shape.size() - 1; i >= 0; --i) {
     if (t.shape[i] == 1) continue;
-    if (t.shape[i] == 0) return true;
     if (t.strides[i] != expected) return false;
     expected *= t.shape[i];
   }
@@ -118,7 +132,10 @@ Tensor& Tensor::operator=(const Tensor& src) && { return copy_(src); }
 Tensor& Tensor::operator=(Scalar value) && { return fill_(value); }
 
 Tensor Tensor::contiguous() const {
+  check_defined(*this, "tl::contiguous");
   if (is_contiguous()) return *this;
+  // The copy is an op of its own (as aten::contiguous over aten::clone): its errors name it.
+  profiler::OpScope scope("tl::contiguous");
   return clone();
 }
 
@@ -131,6 +148,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::to(DType dtype) const {
+  check_defined(*this, "tl::to");
   if (dtype == this->dtype()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
@@ -140,6 +158,7 @@ Tensor Tensor::to(DType dtype) const {
 }
 
 Tensor Tensor::to(Device device, bool non_blocking) const {
+  check_defined(*this, "tl::to");
   if (device == this->device()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
@@ -167,6 +186,7 @@ Tensor Tensor::to(const TensorOptions& options) const {
 
 template <typename T>
 T Tensor::item() const {
+  check_defined(*this, "tl::item");
   if (numel() != 1)
     fail<ShapeError>("tl::item", "a Tensor with ", numel(),
                      " elements cannot be converted to a scalar");
@@ -175,26 +195,27 @@ T Tensor::item() const {
   return *static_cast<T*>(host.data_ptr());
 }
 
+// The host copy is made first, through the capped allocator: a vector of a huge view's size
+// would fail as std::bad_alloc (or abort under AddressSanitizer) instead of OutOfMemoryError.
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  std::vector<T> values(numel());
-  if (values.empty()) return values;
+  profiler::OpScope scope("tl::to_vector");  // errors (out of memory) name it
+  if (numel() == 0) return {};
   Tensor host = make_tensor(shape(), dtype_of_v<T>, Device::cpu());
   backend_for(device()).copy(*this, host);
-  std::memcpy(values.data(), host.data_ptr(), values.size() * sizeof(T));
-  return values;
+  const T* p = static_cast<const T*>(host.data_ptr());
+  return std::vector<T>(p, p + numel());
 }
 
-// std::vector<bool> is bit-packed, so it goes through a byte buffer.
+// std::vector<bool> is bit-packed, so it is built from the host tensor's bytes.
 template <>
 std::vector<bool> Tensor::to_vector<bool>() const {
-  std::vector<uint8_t> bytes(numel());
-  if (!bytes.empty()) {
-    Tensor host = make_tensor(shape(), kBool, Device::cpu());
-    backend_for(device()).copy(*this, host);
-    std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
-  }
-  return std::vector<bool>(bytes.begin(), bytes.end());
+  profiler::OpScope scope("tl::to_vector");
+  if (numel() == 0) return {};
+  Tensor host = make_tensor(shape(), kBool, Device::cpu());
+  backend_for(device()).copy(*this, host);
+  const uint8_t* p = static_cast<const uint8_t*>(host.data_ptr());
+  return std::vector<bool>(p, p + numel());
 }
 
 template bool Tensor::item<bool>() const;

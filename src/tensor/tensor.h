@@ -185,7 +185,7 @@ std::vector<bool> Tensor::to_vector<bool>() const;
 template <typename T>
 T* Tensor::data() const {
   if (dtype() != dtype_of_v<T>)
-    fail<DTypeError>("tl::Tensor::data", "expected dtype ", dtype(), ", got ", dtype_of_v<T>);
+    fail<DTypeError>("tl::Tensor::data", "expected dtype ", dtype_of_v<T>, ", got ", dtype());
   return static_cast<T*>(data_ptr());
 }
 

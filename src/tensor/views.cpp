@@ -2,14 +2,49 @@
 #include <algorithm>
 #include <numeric>
 
+#include "profiler/op_scope.h"
 #include "tensor/tensor.h"
 
 namespace tensorlet {
 
 Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offset) const {
+  constexpr const char* op = "tl::as_strided";
   if (shape.size() != strides.size())
-    fail<ShapeError>("tl::as_strided", "shape ", shape, " and strides ", strides,
-                     " differ in length");
+    fail<ShapeError>(op, "shape ", shape, " and strides ", strides, " differ in length");
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      fail<ShapeError>(op, "negative size ", shape[i], " at dim ", i, " of ", shape);
+    if (strides[i] < 0)
+      fail<ShapeError>(op, "negative stride ", strides[i], " at dim ", i, " of ", strides,
+                       " (negative strides are not supported)");
+  }
+  if (offset < 0) fail<IndexError>(op, "negative storage offset ", offset);
+  int64_t n = 0;
+  if (!checked_numel(shape, &n))
+    fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape);
+  // Also for a view without elements (any strides pass torch there): every size * stride must
+  // fit, so that select, slice and unsqueeze on the view cannot overflow computing offsets.
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    int64_t extent = 0;
+    if (!checked_mul(shape[i], strides[i], &extent))
+      fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape,
+                       " and strides=", strides);
+  }
+  if (n == 0) return make_view(*this, shape, strides, offset);  // reaches no element
+  // The largest reachable element, offset + sum((size - 1) * stride), must lie in the storage.
+  int64_t last = offset;
+  for (int64_t i = 0; i < shape.size(); ++i) {
+    int64_t step = 0;
+    if (!checked_mul(shape[i] - 1, strides[i], &step) || __builtin_add_overflow(last, step, &last))
+      fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape,
+                       " and strides=", strides, " at storage offset ", offset);
+  }
+  const int64_t capacity =
+      static_cast<int64_t>(storage()->nbytes() / tensorlet::element_size(dtype()));
+  if (last >= capacity)
+    fail<IndexError>(op, "sizes ", shape, ", strides ", strides, " and storage offset ", offset,
+                     " reach element ", last, ", out of bounds for a storage of ", capacity,
+                     " elements");
   return make_view(*this, shape, strides, offset);
 }
 
@@ -17,21 +52,31 @@ Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offs
 static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
   Shape out = shape;
   int64_t infer = -1, known = 1;
+  bool overflow = false;  // the known sizes' product does not fit int64 (so it is not numel)
   for (int64_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (infer >= 0) fail<ShapeError>(op, "only one dimension can be inferred, got shape ", shape);
       infer = i;
     } else if (shape[i] < 0) {
       fail<ShapeError>(op, "invalid shape dimension ", shape[i], " in ", shape);
-    } else {
-      known *= shape[i];
     }
   }
+  Shape known_dims = shape;
+  if (infer >= 0) known_dims.erase(infer);
+  overflow = !checked_numel(known_dims, &known);
   if (infer >= 0) {
-    if (known == 0 || numel % known != 0)
+    if (!overflow && known == 0 && numel == 0)
+      fail<ShapeError>(op, "cannot reshape a tensor of 0 elements into shape ", shape,
+                       " because the unspecified dimension size -1 can be any value and is "
+                       "ambiguous");
+    if (overflow || known == 0 || numel % known != 0)
       fail<ShapeError>(op, "shape ", shape, " is invalid for input of size ", numel);
     out[infer] = numel / known;
-  } else if (known != numel) {
+    // The inferred size may make a contiguous stride overflow ([2^62, 4, -1] of 0 elements).
+    int64_t check = 0;
+    if (!checked_numel(out, &check))
+      fail<ShapeError>(op, "shape ", shape, " is invalid for input of size ", numel);
+  } else if (overflow || known != numel) {
     fail<ShapeError>(op, "shape ", shape, " is invalid for input of size ", numel);
   }
   return out;
@@ -42,6 +87,10 @@ static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
 static std::optional<Shape> view_strides(const Shape& shape, const Shape& strides,
                                          const Shape& new_shape) {
   Shape new_strides = Shape::filled(new_shape.size(), 0);
+  if (shape.numel() == 0 && shape == new_shape) return strides;
+  // A 0-dim tensor's one element can be viewed with any number of size-1 dims (torch's "old
+  // shape is empty" case).
+  if (shape.empty()) return Shape::filled(new_shape.size(), 1);
   if (shape.numel() == 0) {
     new_strides = contiguous_strides(new_shape);
     return new_strides;
@@ -51,11 +100,16 @@ static std::optional<Shape> view_strides(const Shape& shape, const Shape& stride
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = shape.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= shape[tensor_d];
-    bool chunk_ends = tensor_d == 0 || (shape[tensor_d - 1] != 1 &&
-                                        strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    // A size-1 dim may carry any stride (as_strided), so these products are checked: a chunk
+    // whose stride overflows ends there, and a view stride that overflows means a copy.
+    int64_t chunk_stride = 0;
+    bool chunk_ends =
+        tensor_d == 0 || (shape[tensor_d - 1] != 1 &&
+                          (!checked_mul(tensor_numel, chunk_base_stride, &chunk_stride) ||
+                           strides[tensor_d - 1] != chunk_stride));
     if (chunk_ends) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
-        new_strides[view_d] = view_numel * chunk_base_stride;
+        if (!checked_mul(view_numel, chunk_base_stride, &new_strides[view_d])) return std::nullopt;
         view_numel *= new_shape[view_d];
         --view_d;
       }
@@ -72,6 +126,7 @@ static std::optional<Shape> view_strides(const Shape& shape, const Shape& stride
 }
 
 Tensor Tensor::view(const Shape& shape) const {
+  check_defined(*this, "tl::view");
   Shape target = infer_shape(shape, numel(), "tl::view");
   auto strides = view_strides(this->shape(), this->strides(), target);
   if (!strides)
@@ -82,18 +137,22 @@ Tensor Tensor::view(const Shape& shape) const {
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
+  check_defined(*this, "tl::reshape");
   Shape target = infer_shape(shape, numel(), "tl::reshape");
   if (auto strides = view_strides(this->shape(), this->strides(), target))
     return make_view(*this, target, *strides, offset());
+  // Only the copying path is an op of its own (as aten::reshape over aten::clone), so that
+  // errors of the copy (out of memory) name tl::reshape.
+  profiler::OpScope scope("tl::reshape");
   Tensor c = clone();
   return make_view(c, target, contiguous_strides(target), 0);
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   int64_t nd = dim();
-  if (nd == 0) return reshape({1});
   start_dim = wrap_dim(start_dim, nd, "tl::flatten");
   end_dim = wrap_dim(end_dim, nd, "tl::flatten");
+  if (nd == 0) return reshape({1});
   if (start_dim > end_dim) fail<IndexError>("tl::flatten", "start_dim cannot come after end_dim");
   Shape s;
   for (int64_t i = 0; i < start_dim; ++i) s.push_back(shape()[i]);
@@ -164,11 +223,18 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   auto clampi = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
   int64_t b = start ? clampi(*start) : 0;
   int64_t e = end ? clampi(*end) : n;
-  int64_t len = e > b ? (e - b + step - 1) / step : 0;
+  // ceil((e - b) / step) without forming e - b + step, which overflows for a huge step.
+  int64_t len = e > b ? 1 + (e - b - 1) / step : 0;
   Shape s = shape(), st = strides();
-  int64_t off = offset() + b * st[dim];
+  // b * stride lies inside the storage whenever the slice reaches an element; an empty slice
+  // past a huge stride keeps the base offset rather than overflow.
+  int64_t off = 0;
+  if (!checked_mul(b, st[dim], &off) || __builtin_add_overflow(off, offset(), &off)) off = offset();
   s[dim] = len;
-  st[dim] *= step;
+  // A dim of one element is never stepped over, so a huge step leaves its stride alone.
+  if (len > 1 && !checked_mul(st[dim], step, &st[dim]))
+    fail<ShapeError>("tl::slice", "stride ", strides()[dim], " times step ", step,
+                     " overflows int64");
   return make_view(*this, s, st, off);
 }
 
@@ -180,7 +246,7 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
     fail<IndexError>("tl::narrow", "start ", start, " out of range for dimension ", dim,
                      " of size ", n);
   if (start < 0) start += n;
-  if (length < 0 || start + length > n)
+  if (length < 0 || length > n - start)  // not start + length: that overflows for a huge length
     fail<IndexError>("tl::narrow", "start (", start, ") + length (", length,
                      ") exceeds dimension size (", n, ")");
   return slice(dim, start, start + length);
@@ -189,7 +255,10 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
 Tensor Tensor::unsqueeze(int64_t dim) const {
   dim = wrap_dim(dim, this->dim() + 1, "tl::unsqueeze");
   Shape s = shape(), st = strides();
-  int64_t new_stride = dim < this->dim() ? st[dim] * s[dim] : 1;
+  int64_t new_stride = 1;
+  // size * stride as torch; a size-1 dim's stride is free, so on overflow (a huge as_strided
+  // stride) it takes the neighbour's stride instead.
+  if (dim < this->dim() && !checked_mul(st[dim], s[dim], &new_stride)) new_stride = st[dim];
   s.insert(dim, 1);
   st.insert(dim, new_stride);
   return make_view(*this, s, st, offset());
@@ -224,13 +293,18 @@ Tensor Tensor::expand(const Shape& target) const {
     fail<ShapeError>("tl::expand", "the number of sizes provided (", nt,
                      ") must be greater or equal to the number of dimensions in the tensor (", nd,
                      ")");
+  for (int64_t i = 0; i < nt; ++i)
+    if (target[i] < -1)
+      fail<ShapeError>("tl::expand", "invalid size ", target[i], " at dim ", i, " of target ",
+                       target, ": sizes must be non-negative, or -1 to keep a dim");
   Shape s = Shape::filled(nt, 0), st = Shape::filled(nt, 0);
   for (int64_t i = nt - 1; i >= 0; --i) {
     int64_t j = i - (nt - nd);
     int64_t want = target[i];
     if (j < 0) {
       if (want < 0)
-        fail<ShapeError>("tl::expand", "-1 is not allowed in a leading, non-existing dimension");
+        fail<ShapeError>("tl::expand", "the size -1 is not allowed in a leading, non-existing dim ",
+                         i, " of target ", target);
       s[i] = want;
       st[i] = 0;
       continue;
@@ -249,6 +323,9 @@ Tensor Tensor::expand(const Shape& target) const {
                        ": target ", target, ", tensor ", shape());
     }
   }
+  int64_t n = 0;
+  if (!checked_numel(s, &n))
+    fail<ShapeError>("tl::expand", "Storage size calculation overflowed with sizes=", s);
   return make_view(*this, s, st, offset());
 }
 

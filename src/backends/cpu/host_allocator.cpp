@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "profiler/op_scope.h"
 #include "tensor/error.h"
 
 namespace tensorlet::cpu {
@@ -22,6 +23,14 @@ constexpr bool kCache = true;
 
 constexpr size_t kAlignment = 64;
 constexpr size_t kMiB = size_t{1} << 20;
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer aborts the process on a request above 1 TiB (its allocator's limit) instead
+// of failing it: refuse those first, so they raise OutOfMemoryError as in a plain build.
+constexpr size_t kMaxRequest = size_t{1} << 40;
+#else
+// No host has this much memory, and rounding anything larger could overflow.
+constexpr size_t kMaxRequest = size_t{1} << 60;
+#endif
 // Freed memory kept for reuse; past this, frees go back to the system.
 constexpr size_t kMaxCachedBytes = 512 * kMiB;
 
@@ -36,6 +45,7 @@ size_t rounded_size(size_t nbytes) {
 class CachingHostAllocator final : public Allocator {
  public:
   void* allocate(size_t nbytes) override {
+    if (nbytes > kMaxRequest - kMiB) throw_oom(nbytes);  // rounding up stays within the cap
     size_t size = rounded_size(nbytes);
     if (kCache) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -50,9 +60,7 @@ class CachingHostAllocator final : public Allocator {
     void* p = nullptr;
     if (posix_memalign(&p, kAlignment, size) != 0) {
       release_cache();  // give back what is cached and try once more
-      if (posix_memalign(&p, kAlignment, size) != 0)
-        fail<OutOfMemoryError>("tl::cpu::allocate", "could not allocate ", nbytes,
-                               " bytes of host memory");
+      if (posix_memalign(&p, kAlignment, size) != 0) throw_oom(nbytes);
     }
     return p;
   }
@@ -72,6 +80,12 @@ class CachingHostAllocator final : public Allocator {
   }
 
  private:
+  // Names the op the user called (an allocation runs inside its scope), e.g. "[tl::zeros]".
+  [[noreturn]] static void throw_oom(size_t nbytes) {
+    fail<OutOfMemoryError>(profiler::user_op_or("tl::empty"),
+                           "out of host memory: could not allocate ", nbytes, " bytes");
+  }
+
   void release_cache() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [size, blocks] : free_)
