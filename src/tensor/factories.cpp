@@ -123,7 +123,7 @@ template Tensor from_vector(const std::vector<float>&, const Shape&, Device);
 template Tensor from_vector(const std::vector<double>&, const Shape&, Device);
 
 static TensorOptions like_options(const Tensor& t, const std::optional<TensorOptions>& options) {
-  check_defined(t, "tl::empty_like");
+  check_defined(t, profiler::user_op_or("tl::empty_like"));
   if (!options) return t.options();
   TensorOptions o = *options;
   if (!o.has_dtype()) o = o.dtype(t.dtype());
@@ -132,15 +132,19 @@ static TensorOptions like_options(const Tensor& t, const std::optional<TensorOpt
 }
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> o) {
+  profiler::OpScope scope("tl::empty_like");  // errors name this op, not the factory it calls
   return empty(t.shape(), like_options(t, o));
 }
 Tensor zeros_like(const Tensor& t, std::optional<TensorOptions> o) {
+  profiler::OpScope scope("tl::zeros_like");  // errors name this op, not the factory it calls
   return zeros(t.shape(), like_options(t, o));
 }
 Tensor ones_like(const Tensor& t, std::optional<TensorOptions> o) {
+  profiler::OpScope scope("tl::ones_like");  // errors name this op, not the factory it calls
   return ones(t.shape(), like_options(t, o));
 }
 Tensor full_like(const Tensor& t, Scalar value, std::optional<TensorOptions> o) {
+  profiler::OpScope scope("tl::full_like");  // errors name this op, not the factory it calls
   return full(t.shape(), value, like_options(t, o));
 }
 

@@ -93,7 +93,7 @@ Tensor randint(int64_t high, const Shape& shape, TensorOptions options) {
 }
 
 static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options) {
-  check_defined(t, "tl::rand_like");
+  check_defined(t, profiler::user_op_or("tl::rand_like"));
   TensorOptions o = options.has_value() ? *options : TensorOptions();
   if (!o.has_dtype()) o = o.dtype(t.dtype());
   if (!o.has_device()) o = o.device(t.device());
@@ -101,9 +101,11 @@ static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& o
 }
 
 Tensor rand_like(const Tensor& t, std::optional<TensorOptions> options) {
+  profiler::OpScope scope("tl::rand_like");  // errors name this op, not the factory it calls
   return rand(t.shape(), like(t, options));
 }
 Tensor randn_like(const Tensor& t, std::optional<TensorOptions> options) {
+  profiler::OpScope scope("tl::randn_like");  // errors name this op, not the factory it calls
   return randn(t.shape(), like(t, options));
 }
 
