@@ -1,10 +1,207 @@
 // Bad-input suite, printing, devices, the benchmark Timer and the names errors carry.
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "bad_input.h"
 
 using namespace tl_test;
 
+namespace {
+
+namespace bench = tl::bench;
+
+std::string print_to_string(const tl::Tensor& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+
+// A Timer around a function that must never run: every row below is refused before any call.
+bench::Timer idle_timer() {
+  return bench::Timer("idle", [] { FAIL("the timed function ran"); },
+                      {.device = tl::Device::cpu()});
+}
+
+// A Timer whose clock returns `value` at every read, so a block lasts value - value.
+bench::Timer timer_with_clock(double value) {
+  return bench::Timer("clock", [] {},
+                      {.device = tl::Device::cpu(), .timer = [value] { return value; }});
+}
+
+const tl::Device kCuda = tl::Device::cuda(0);
+
+}  // namespace
+
 TEST_CASE("bad input: misc") {
   run_bad_inputs({
       TL_BAD(tl::ShapeError, "[tl::view] ", "", tl::ones({2}).view({3})),
+  });
+}
+
+TEST_CASE("bad input: device strings (torch's grammar)") {
+  run_bad_inputs({
+      // Leading zeros, signs, spaces, case and trailing text are refused, as by torch.device.
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:01\"", tl::Device::parse("cuda:01")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:00\"", tl::Device::parse("cuda:00")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cpu:01\"", tl::Device::parse("cpu:01")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cpu:00\"", tl::Device::parse("cpu:00")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:-1\"", tl::Device::parse("cuda:-1")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cpu:-1\"", tl::Device::parse("cpu:-1")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:+1\"", tl::Device::parse("cuda:+1")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda: 1\"", tl::Device::parse("cuda: 1")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:1 \"", tl::Device::parse("cuda:1 ")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\" cuda\"", tl::Device::parse(" cuda")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda \"", tl::Device::parse("cuda ")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"CUDA\"", tl::Device::parse("CUDA")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"Cuda:0\"", tl::Device::parse("Cuda:0")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"CPU\"", tl::Device::parse("CPU")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:\"", tl::Device::parse("cuda:")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cpu:\"", tl::Device::parse("cpu:")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:1:2\"",
+             tl::Device::parse("cuda:1:2")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:0x1\"",
+             tl::Device::parse("cuda:0x1")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:1.0\"",
+             tl::Device::parse("cuda:1.0")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:1x\"", tl::Device::parse("cuda:1x")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:a\"", tl::Device::parse("cuda:a")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"gpu\"", tl::Device::parse("gpu")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"gpu:0\"", tl::Device::parse("gpu:0")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"meta\"", tl::Device::parse("meta")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\":0\"", tl::Device::parse(":0")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "empty", tl::Device::parse("")),
+      // torch keeps the index in an int8 and wraps "cuda:128" to -128; we refuse it.
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:128\"",
+             tl::Device::parse("cuda:128")),
+      TL_BAD(tl::DeviceError, "[tl::Device::parse] ", "\"cuda:99999999999999999999\"",
+             tl::Device::parse("cuda:99999999999999999999")),
+  });
+}
+
+TEST_CASE("device strings torch accepts") {
+  CHECK(tl::Device::parse("cpu") == tl::Device::cpu());
+  CHECK(tl::Device::parse("cpu:0") == tl::Device::cpu());
+  CHECK(tl::Device::parse("cpu:1") == tl::Device::cpu());  // torch: tensors land on the CPU
+  CHECK(tl::Device::parse("cuda") == tl::Device::cuda(0));
+  CHECK(tl::Device::parse("cuda:0") == tl::Device::cuda(0));
+  CHECK(tl::Device::parse("cuda:10") == tl::Device::cuda(10));
+  CHECK(tl::Device::parse("cuda:127") == tl::Device::cuda(127));
+}
+
+TEST_CASE("bad input: Timer and do_bench time arguments") {
+  run_bad_inputs({
+      // An infinite min_run_time used to make blocked_autorange loop for ever.
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "min_run_time",
+             idle_timer().blocked_autorange(INFINITY)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "min_run_time",
+             idle_timer().blocked_autorange(-INFINITY)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "min_run_time",
+             idle_timer().blocked_autorange(NAN)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "min_run_time",
+             idle_timer().blocked_autorange(0)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "min_run_time",
+             idle_timer().blocked_autorange(-1)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "threshold",
+             idle_timer().adaptive_autorange(INFINITY)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "threshold",
+             idle_timer().adaptive_autorange(NAN)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "threshold",
+             idle_timer().adaptive_autorange(-0.1)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "min_run_time",
+             idle_timer().adaptive_autorange(0.1, {.min_run_time = INFINITY})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "min_run_time",
+             idle_timer().adaptive_autorange(0.1, {.min_run_time = NAN})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "min_run_time",
+             idle_timer().adaptive_autorange(0.1, {.min_run_time = 0})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "max_run_time",
+             idle_timer().adaptive_autorange(0.1, {.max_run_time = INFINITY})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "max_run_time",
+             idle_timer().adaptive_autorange(0.1, {.max_run_time = NAN})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "max_run_time",
+             idle_timer().adaptive_autorange(0.1, {.max_run_time = -1})),
+      TL_BAD(tl::Error, "[tl::bench::Timer::timeit] ", "n >= 1", idle_timer().timeit(0)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::timeit] ", "n >= 1", idle_timer().timeit(-5)),
+      TL_BAD(tl::Error, "[tl::bench::Timer] ", "num_threads",
+             bench::Timer("x", [] {}, {.num_threads = -1})),
+      TL_BAD(tl::Error, "[tl::bench::Timer] ", "no function", bench::Timer("x", nullptr)),
+      // A clock returning inf or nan gives non-finite block times: refused, not looped on.
+      TL_BAD(tl::Error, "[tl::bench::Timer::timeit] ", "options.timer",
+             timer_with_clock(INFINITY).timeit(10)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::blocked_autorange] ", "options.timer",
+             timer_with_clock(NAN).blocked_autorange(0.01)),
+      TL_BAD(tl::Error, "[tl::bench::Timer::adaptive_autorange] ", "options.timer",
+             timer_with_clock(-INFINITY).adaptive_autorange()),
+      TL_BAD(tl::Error, "[tl::bench::Measurement::quantile] ", "q in [0, 1]",
+             bench::Measurement{}.quantile(NAN)),
+      // do_bench checks its arguments before looking for a device.
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "rep_ms",
+             bench::do_bench([] {}, {.rep_ms = INFINITY})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "rep_ms",
+             bench::do_bench([] {}, {.rep_ms = NAN})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "rep_ms", bench::do_bench([] {}, {.rep_ms = 0})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "warmup_ms",
+             bench::do_bench([] {}, {.warmup_ms = INFINITY})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "warmup_ms",
+             bench::do_bench([] {}, {.warmup_ms = -1})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "quantiles",
+             bench::do_bench([] {}, {.quantiles = {0.5, NAN}})),
+      TL_BAD(tl::Error, "[tl::bench::do_bench] ", "quantiles",
+             bench::do_bench([] {}, {.quantiles = {1.5}})),
+      TL_BAD(tl::DeviceError, "[tl::bench::do_bench] ", "device",
+             bench::do_bench([] {}, {.device = -2})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::bench::do_bench] ", "device 127",
+                  bench::do_bench([] {}, {.device = 127})),
+  });
+}
+
+TEST_CASE("bad input: printing past the shown-element limit") {
+  // Summarising elides nothing from dims of at most 6: these would show 6^10, 4^13 and 6^16
+  // elements (torch would try to print them all).
+  run_bad_inputs({
+      TL_BAD(tl::OutOfMemoryError, "[tl::operator<<] ", "limit",
+             print_to_string(tl::ones({1}).expand(tl::Shape::filled(10, 6)))),
+      TL_BAD(tl::OutOfMemoryError, "[tl::operator<<] ", "67108864",
+             print_to_string(tl::ones({1}, tl::kInt64).expand(tl::Shape::filled(13, 4)))),
+      TL_BAD(tl::OutOfMemoryError, "[tl::operator<<] ", "limit",
+             print_to_string(tl::zeros({1}, tl::kBool).expand(tl::Shape::filled(16, 6)))),
+      TL_BAD_CUDA(tl::OutOfMemoryError, "[tl::operator<<] ", "limit",
+                  print_to_string(tl::ones({1}, kCuda).expand(tl::Shape::filled(10, 6)))),
+  });
+}
+
+TEST_CASE("bad input: CUDA requested from a build without CUDA names the user's op") {
+  if (tl::cuda::is_built()) {
+    MESSAGE("skipped: tensorlet was built with CUDA");
+    return;
+  }
+  run_bad_inputs({
+      TL_BAD(tl::DeviceError, "[tl::zeros] ",
+             "device cuda:0 requested, but tensorlet was built without CUDA",
+             tl::zeros({2}, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::ones] ", "cuda:0", tl::ones({2}, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::empty] ", "cuda:0", tl::empty({2}, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::full] ", "cuda:0", tl::full({2}, 1.5, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::arange] ", "cuda:0", tl::arange(3, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::linspace] ", "cuda:0", tl::linspace(0, 1, 5, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::eye] ", "cuda:0", tl::eye(3, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::rand] ", "cuda:0", tl::rand({2}, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::randn] ", "cuda:0", tl::randn({2}, kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::from_vector] ", "cuda:1",
+             tl::from_vector(std::vector<float>{1, 2}, {2}, tl::Device::cuda(1))),
+      TL_BAD(tl::DeviceError, "[tl::to] ", "cuda:0", tl::ones({2}).to(kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::to] ", "cuda:0", tl::ones({2}).cuda()),
+      TL_BAD(tl::DeviceError, "[tl::zeros_like] ", "cuda:0",
+             tl::zeros_like(tl::ones({2}), tl::TensorOptions(kCuda))),
+      TL_BAD(tl::DeviceError, "[tl::full_like] ", "cuda:0",
+             tl::full_like(tl::ones({2}), 3, tl::TensorOptions(kCuda))),
+      TL_BAD(tl::DeviceError, "[tl::rand_like] ", "cuda:0",
+             tl::rand_like(tl::ones({2}), tl::TensorOptions(kCuda))),
+  });
+  // The *_like family names itself, not the factory it calls, for an undefined input too.
+  run_bad_inputs({
+      TL_BAD(tl::Error, "[tl::zeros_like] ", "undefined", tl::zeros_like(tl::Tensor())),
+      TL_BAD(tl::Error, "[tl::randn_like] ", "undefined", tl::randn_like(tl::Tensor())),
   });
 }

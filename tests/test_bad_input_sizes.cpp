@@ -162,9 +162,9 @@ TEST_CASE("bad input: view arguments near int64's limits") {
       TL_BAD(tl::ShapeError, "[tl::expand] ", "overflowed", tl::ones({1}).expand({kBig, kBig})),
       TL_BAD(tl::ShapeError, "[tl::expand] ", "overflowed", tl::ones({1}).expand({0, kBig, kBig})),
       TL_BAD(tl::ShapeError, "[tl::expand] ", "overflowed", tl::ones({1, 1}).expand({kBig, 4})),
-      TL_BAD(tl::ShapeError, "[tl::cat] ", "overflowed",
+      TL_BAD(tl::ShapeError, "[tl::cat] ", "overflow",
              tl::cat({tl::ones({1}).expand({kMax}), tl::ones({1}).expand({kMax})})),
-      TL_BAD(tl::ShapeError, "[tl::stack] ", "overflowed",
+      TL_BAD(tl::ShapeError, "[tl::stack] ", "overflow",
              tl::stack({tl::ones({1}).expand({kBig}), tl::ones({1}).expand({kBig})})),
   });
 }

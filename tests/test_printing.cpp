@@ -1,6 +1,10 @@
 // operator<< prints tensors the way PyTorch does.
+#include <functional>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "tensor/printing_suffixes.h"
 #include "test_util.h"
 
 using namespace tl_test;
@@ -52,12 +56,277 @@ TEST_CASE("printing: CUDA tensors print their values and device") {
   CHECK(str(tl::arange(3).to(cuda)) == "tensor([0, 1, 2], device='cuda:0')");
   CHECK(str(tl::arange(3, tl::kInt32).to(cuda)) ==
         "tensor([0, 1, 2], device='cuda:0', dtype=torch.int32)");
-  CHECK(str(tl::zeros({0, 3}, cuda)) == "tensor([], size=(0, 3), device='cuda:0')");
+  // torch's order: device, then size, then dtype.
+  CHECK(str(tl::zeros({0, 3}, cuda)) == "tensor([], device='cuda:0', size=(0, 3))");
   CHECK(str(tl::full({}, 2.5, cuda)) == "tensor(2.5000, device='cuda:0')");
-  // A transposed device view prints like its host copy.
-  tl::Tensor x = random_tensor({4, 3}, tl::kFloat64);
+  // A transposed device view prints like its host copy (the suffixes aside).
+  // (Fixed values: random ones in scientific notation could push the suffix onto a new line.)
+  tl::Tensor x = (tl::arange(12, tl::kFloat32) - 5).view({4, 3}) / 7;
   std::string host = str(x.t());
   std::string device = str(x.to(cuda).t());
-  host.insert(host.rfind(", dtype="), ", device='cuda:0'");
+  host.insert(host.size() - 1, ", device='cuda:0'");
   CHECK(device == host);
+}
+
+namespace {
+tl::TensorOptions opts(tl::DType dtype, tl::Device device) {
+  return tl::TensorOptions(dtype).device(device);
+}
+
+struct PrintCase {
+  std::string expr;
+  std::function<tl::Tensor(tl::Device)> make;
+  std::string cpu;   // repr(x) in torch
+  std::string cuda;  // the same values on cuda:0 (torch's _str_intern suffixes for that device)
+};
+// Expected strings generated with torch 2.15: repr(x) on the CPU, and for cuda:0 torch's own
+// _add_suffixes("tensor(" + _tensor_str(x, 7), ["device='cuda:0'", ...], 7, False).
+#define PRINT_CASE(cpu, cuda, ...)                                    \
+  PrintCase {                                                         \
+#__VA_ARGS__, [](tl::Device d) { return __VA_ARGS__; }, cpu, cuda \
+  }
+
+std::vector<PrintCase> print_cases() {
+  return {
+      PRINT_CASE("tensor([9223372036854775807])", "tensor([9223372036854775807], device='cuda:0')",
+                 tl::full({1}, INT64_MAX, opts(tl::kInt64, d))),
+      PRINT_CASE("tensor(-9223372036854775808)", "tensor(-9223372036854775808, device='cuda:0')",
+                 tl::full({}, INT64_MIN, opts(tl::kInt64, d))),
+      PRINT_CASE("tensor([ 9007199254740993, -9007199254740993])",
+                 "tensor([ 9007199254740993, -9007199254740993], device='cuda:0')",
+                 tl::from_vector(
+                     std::vector<int64_t>{(int64_t(1) << 53) + 1, -(int64_t(1) << 53) - 1}, {}, d)),
+      PRINT_CASE("tensor([ 2147483647, -2147483648], dtype=torch.int32)",
+                 "tensor([ 2147483647, -2147483648], device='cuda:0', dtype=torch.int32)",
+                 tl::from_vector(std::vector<int32_t>{INT32_MAX, INT32_MIN}, {}, d)),
+      PRINT_CASE("tensor([                  1,    4503599627370497,    9007199254740993,\n"
+                 "         ..., 8993688455858880513, 8998192055486251009,\n"
+                 "        9002695655113621505])",
+                 "tensor([                  1,    4503599627370497,    9007199254740993,\n"
+                 "         ..., 8993688455858880513, 8998192055486251009,\n"
+                 "        9002695655113621505], device='cuda:0')",
+                 tl::arange(2000, d) * (int64_t(1) << 52) + 1),
+      PRINT_CASE("tensor([1., 1., 1.,  ..., 1., 1., 1.])",
+                 "tensor([1., 1., 1.,  ..., 1., 1., 1.], device='cuda:0')",
+                 tl::ones({1}, d).expand({int64_t(1) << 40})),
+      PRINT_CASE("tensor([[0, 0, 0,  ..., 0, 0, 0],\n"
+                 "        [1, 1, 1,  ..., 1, 1, 1],\n"
+                 "        [2, 2, 2,  ..., 2, 2, 2],\n"
+                 "        [3, 3, 3,  ..., 3, 3, 3],\n"
+                 "        [4, 4, 4,  ..., 4, 4, 4]])",
+                 "tensor([[0, 0, 0,  ..., 0, 0, 0],\n"
+                 "        [1, 1, 1,  ..., 1, 1, 1],\n"
+                 "        [2, 2, 2,  ..., 2, 2, 2],\n"
+                 "        [3, 3, 3,  ..., 3, 3, 3],\n"
+                 "        [4, 4, 4,  ..., 4, 4, 4]], device='cuda:0')",
+                 tl::arange(5, d).view({5, 1}).expand({5, int64_t(1) << 30})),
+      PRINT_CASE("tensor([[[   0,    1,    2,  ...,   17,   18,   19],\n"
+                 "         [  20,   21,   22,  ...,   37,   38,   39],\n"
+                 "         [  40,   41,   42,  ...,   57,   58,   59],\n"
+                 "         ...,\n"
+                 "         [ 100,  101,  102,  ...,  117,  118,  119],\n"
+                 "         [ 120,  121,  122,  ...,  137,  138,  139],\n"
+                 "         [ 140,  141,  142,  ...,  157,  158,  159]],\n"
+                 "\n"
+                 "        [[ 160,  161,  162,  ...,  177,  178,  179],\n"
+                 "         [ 180,  181,  182,  ...,  197,  198,  199],\n"
+                 "         [ 200,  201,  202,  ...,  217,  218,  219],\n"
+                 "         ...,\n"
+                 "         [ 260,  261,  262,  ...,  277,  278,  279],\n"
+                 "         [ 280,  281,  282,  ...,  297,  298,  299],\n"
+                 "         [ 300,  301,  302,  ...,  317,  318,  319]],\n"
+                 "\n"
+                 "        [[ 320,  321,  322,  ...,  337,  338,  339],\n"
+                 "         [ 340,  341,  342,  ...,  357,  358,  359],\n"
+                 "         [ 360,  361,  362,  ...,  377,  378,  379],\n"
+                 "         ...,\n"
+                 "         [ 420,  421,  422,  ...,  437,  438,  439],\n"
+                 "         [ 440,  441,  442,  ...,  457,  458,  459],\n"
+                 "         [ 460,  461,  462,  ...,  477,  478,  479]],\n"
+                 "\n"
+                 "        ...,\n"
+                 "\n"
+                 "        [[ 800,  801,  802,  ...,  817,  818,  819],\n"
+                 "         [ 820,  821,  822,  ...,  837,  838,  839],\n"
+                 "         [ 840,  841,  842,  ...,  857,  858,  859],\n"
+                 "         ...,\n"
+                 "         [ 900,  901,  902,  ...,  917,  918,  919],\n"
+                 "         [ 920,  921,  922,  ...,  937,  938,  939],\n"
+                 "         [ 940,  941,  942,  ...,  957,  958,  959]],\n"
+                 "\n"
+                 "        [[ 960,  961,  962,  ...,  977,  978,  979],\n"
+                 "         [ 980,  981,  982,  ...,  997,  998,  999],\n"
+                 "         [1000, 1001, 1002,  ..., 1017, 1018, 1019],\n"
+                 "         ...,\n"
+                 "         [1060, 1061, 1062,  ..., 1077, 1078, 1079],\n"
+                 "         [1080, 1081, 1082,  ..., 1097, 1098, 1099],\n"
+                 "         [1100, 1101, 1102,  ..., 1117, 1118, 1119]],\n"
+                 "\n"
+                 "        [[1120, 1121, 1122,  ..., 1137, 1138, 1139],\n"
+                 "         [1140, 1141, 1142,  ..., 1157, 1158, 1159],\n"
+                 "         [1160, 1161, 1162,  ..., 1177, 1178, 1179],\n"
+                 "         ...,\n"
+                 "         [1220, 1221, 1222,  ..., 1237, 1238, 1239],\n"
+                 "         [1240, 1241, 1242,  ..., 1257, 1258, 1259],\n"
+                 "         [1260, 1261, 1262,  ..., 1277, 1278, 1279]]])",
+                 "tensor([[[   0,    1,    2,  ...,   17,   18,   19],\n"
+                 "         [  20,   21,   22,  ...,   37,   38,   39],\n"
+                 "         [  40,   41,   42,  ...,   57,   58,   59],\n"
+                 "         ...,\n"
+                 "         [ 100,  101,  102,  ...,  117,  118,  119],\n"
+                 "         [ 120,  121,  122,  ...,  137,  138,  139],\n"
+                 "         [ 140,  141,  142,  ...,  157,  158,  159]],\n"
+                 "\n"
+                 "        [[ 160,  161,  162,  ...,  177,  178,  179],\n"
+                 "         [ 180,  181,  182,  ...,  197,  198,  199],\n"
+                 "         [ 200,  201,  202,  ...,  217,  218,  219],\n"
+                 "         ...,\n"
+                 "         [ 260,  261,  262,  ...,  277,  278,  279],\n"
+                 "         [ 280,  281,  282,  ...,  297,  298,  299],\n"
+                 "         [ 300,  301,  302,  ...,  317,  318,  319]],\n"
+                 "\n"
+                 "        [[ 320,  321,  322,  ...,  337,  338,  339],\n"
+                 "         [ 340,  341,  342,  ...,  357,  358,  359],\n"
+                 "         [ 360,  361,  362,  ...,  377,  378,  379],\n"
+                 "         ...,\n"
+                 "         [ 420,  421,  422,  ...,  437,  438,  439],\n"
+                 "         [ 440,  441,  442,  ...,  457,  458,  459],\n"
+                 "         [ 460,  461,  462,  ...,  477,  478,  479]],\n"
+                 "\n"
+                 "        ...,\n"
+                 "\n"
+                 "        [[ 800,  801,  802,  ...,  817,  818,  819],\n"
+                 "         [ 820,  821,  822,  ...,  837,  838,  839],\n"
+                 "         [ 840,  841,  842,  ...,  857,  858,  859],\n"
+                 "         ...,\n"
+                 "         [ 900,  901,  902,  ...,  917,  918,  919],\n"
+                 "         [ 920,  921,  922,  ...,  937,  938,  939],\n"
+                 "         [ 940,  941,  942,  ...,  957,  958,  959]],\n"
+                 "\n"
+                 "        [[ 960,  961,  962,  ...,  977,  978,  979],\n"
+                 "         [ 980,  981,  982,  ...,  997,  998,  999],\n"
+                 "         [1000, 1001, 1002,  ..., 1017, 1018, 1019],\n"
+                 "         ...,\n"
+                 "         [1060, 1061, 1062,  ..., 1077, 1078, 1079],\n"
+                 "         [1080, 1081, 1082,  ..., 1097, 1098, 1099],\n"
+                 "         [1100, 1101, 1102,  ..., 1117, 1118, 1119]],\n"
+                 "\n"
+                 "        [[1120, 1121, 1122,  ..., 1137, 1138, 1139],\n"
+                 "         [1140, 1141, 1142,  ..., 1157, 1158, 1159],\n"
+                 "         [1160, 1161, 1162,  ..., 1177, 1178, 1179],\n"
+                 "         ...,\n"
+                 "         [1220, 1221, 1222,  ..., 1237, 1238, 1239],\n"
+                 "         [1240, 1241, 1242,  ..., 1257, 1258, 1259],\n"
+                 "         [1260, 1261, 1262,  ..., 1277, 1278, 1279]]], device='cuda:0')",
+                 tl::arange(8 * 8 * 20, d).view({8, 8, 20})),
+      PRINT_CASE("tensor([[0.0000e+00, 5.0000e+00, 1.0000e+01,  ..., 1.3500e+02, 1.4000e+02,\n"
+                 "         1.4500e+02],\n"
+                 "        [1.2500e-01, 5.1250e+00, 1.0125e+01,  ..., 1.3512e+02, 1.4012e+02,\n"
+                 "         1.4512e+02],\n"
+                 "        [2.5000e-01, 5.2500e+00, 1.0250e+01,  ..., 1.3525e+02, 1.4025e+02,\n"
+                 "         1.4525e+02],\n"
+                 "        ...,\n"
+                 "        [4.6250e+00, 9.6250e+00, 1.4625e+01,  ..., 1.3962e+02, 1.4462e+02,\n"
+                 "         1.4962e+02],\n"
+                 "        [4.7500e+00, 9.7500e+00, 1.4750e+01,  ..., 1.3975e+02, 1.4475e+02,\n"
+                 "         1.4975e+02],\n"
+                 "        [4.8750e+00, 9.8750e+00, 1.4875e+01,  ..., 1.3988e+02, 1.4488e+02,\n"
+                 "         1.4988e+02]], dtype=torch.float64)",
+                 "tensor([[0.0000e+00, 5.0000e+00, 1.0000e+01,  ..., 1.3500e+02, 1.4000e+02,\n"
+                 "         1.4500e+02],\n"
+                 "        [1.2500e-01, 5.1250e+00, 1.0125e+01,  ..., 1.3512e+02, 1.4012e+02,\n"
+                 "         1.4512e+02],\n"
+                 "        [2.5000e-01, 5.2500e+00, 1.0250e+01,  ..., 1.3525e+02, 1.4025e+02,\n"
+                 "         1.4525e+02],\n"
+                 "        ...,\n"
+                 "        [4.6250e+00, 9.6250e+00, 1.4625e+01,  ..., 1.3962e+02, 1.4462e+02,\n"
+                 "         1.4962e+02],\n"
+                 "        [4.7500e+00, 9.7500e+00, 1.4750e+01,  ..., 1.3975e+02, 1.4475e+02,\n"
+                 "         1.4975e+02],\n"
+                 "        [4.8750e+00, 9.8750e+00, 1.4875e+01,  ..., 1.3988e+02, 1.4488e+02,\n"
+                 "         1.4988e+02]], device='cuda:0', dtype=torch.float64)",
+                 tl::arange(1200, opts(tl::kFloat64, d)).view({30, 40}).t() / 8),
+      PRINT_CASE("tensor([ 100,  103,  106,  ..., 3991, 3994, 3997])",
+                 "tensor([ 100,  103,  106,  ..., 3991, 3994, 3997], device='cuda:0')",
+                 tl::arange(5000, d).slice(0, 100, 4000, 3)),
+      PRINT_CASE("tensor([False, False, False,  ...,  True,  True,  True])",
+                 "tensor([False, False, False,  ...,  True,  True,  True], device='cuda:0')",
+                 tl::arange(2000, d) > 1500),
+      PRINT_CASE("tensor([], size=(0, 3), dtype=torch.int32)",
+                 "tensor([], device='cuda:0', size=(0, 3), dtype=torch.int32)",
+                 tl::empty({0, 3}, opts(tl::kInt32, d))),
+      PRINT_CASE("tensor([], dtype=torch.int64)", "tensor([], device='cuda:0', dtype=torch.int64)",
+                 tl::empty({0}, opts(tl::kInt64, d))),
+      PRINT_CASE("tensor([], size=(2, 0), dtype=torch.bool)",
+                 "tensor([], device='cuda:0', size=(2, 0), dtype=torch.bool)",
+                 tl::empty({2, 0}, opts(tl::kBool, d))),
+      PRINT_CASE("tensor([], size=(0, 3))", "tensor([], device='cuda:0', size=(0, 3))",
+                 tl::zeros({0, 3}, d)),
+      PRINT_CASE("tensor([[0.0000, 0.4286, 0.8571, 1.2857],\n"
+                 "        [0.1429, 0.5714, 1.0000, 1.4286],\n"
+                 "        [0.2857, 0.7143, 1.1429, 1.5714]], dtype=torch.float64)",
+                 "tensor([[0.0000, 0.4286, 0.8571, 1.2857],\n"
+                 "        [0.1429, 0.5714, 1.0000, 1.4286],\n"
+                 "        [0.2857, 0.7143, 1.1429, 1.5714]], device='cuda:0',\n"
+                 "       dtype=torch.float64)",
+                 (tl::arange(12, opts(tl::kFloat64, d)) / 7).view({4, 3}).t()),
+      PRINT_CASE("tensor([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11.],\n"
+                 "       dtype=torch.float64)",
+                 "tensor([ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9., 10., 11.],\n"
+                 "       device='cuda:0', dtype=torch.float64)",
+                 tl::arange(12, opts(tl::kFloat64, d))),
+      PRINT_CASE("tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,\n"
+                 "        10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000,\n"
+                 "        20000, 21000, 22000, 23000, 24000], dtype=torch.int32)",
+                 "tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,\n"
+                 "        10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000,\n"
+                 "        20000, 21000, 22000, 23000, 24000], device='cuda:0', dtype=torch.int32)",
+                 tl::arange(25, opts(tl::kInt32, d)) * 1000),
+      PRINT_CASE("tensor([   0,    1,    2,  ..., 1997, 1998, 1999], dtype=torch.int32)",
+                 "tensor([   0,    1,    2,  ..., 1997, 1998, 1999], device='cuda:0',\n"
+                 "       dtype=torch.int32)",
+                 tl::arange(2000, opts(tl::kInt32, d))),
+  };
+}
+#undef PRINT_CASE
+
+void check_cases(tl::Device device) {
+  for (const PrintCase& c : print_cases()) {
+    INFO(c.expr << " on " << device);
+    CHECK(str(c.make(device)) == (device.is_cpu() ? c.cpu : c.cuda));
+  }
+}
+}  // namespace
+
+TEST_CASE("printing: integers exactly, huge broadcasts summarised, suffixes wrapped as torch") {
+  check_cases(tl::Device::cpu());
+}
+
+TEST_CASE("printing: the same cases on a CUDA device (strided views gathered there)") {
+  TL_TEST_REQUIRE_CUDA();
+  check_cases(tl::Device::cuda(0));
+}
+
+TEST_CASE("printing: summarised with nothing to elide shows every element, as torch") {
+  // 1024 elements (> 1000, so summarised) in dims of 2: torch prints all of them.
+  std::string s = str(tl::ones({1}).expand(tl::Shape::filled(10, 2)));
+  CHECK(s.size() == 14324);  // len(repr(torch.ones(1).expand([2] * 10)))
+  CHECK(s.find("...") == std::string::npos);
+  CHECK(s.rfind("tensor([[[[[[[[[[1., 1.],\n                [1., 1.]],\n\n", 0) == 0);
+  const std::string tail = "[[1., 1.],\n                [1., 1.]]]]]]]]]])";
+  CHECK(s.substr(s.size() - tail.size()) == tail);
+}
+
+TEST_CASE("printing: suffixes wrap at 80 columns, in torch's order") {
+  using tl::printing::add_suffixes;
+  // torch counts the last line as 2 longer than it is before the first suffix.
+  CHECK(add_suffixes(std::string(70, 'x'), {"dtype=torch.int32"}, 7) ==
+        std::string(70, 'x') + ",\n       dtype=torch.int32)");
+  CHECK(add_suffixes(std::string(59, 'x'), {"dtype=torch.int32"}, 7) ==
+        std::string(59, 'x') + ", dtype=torch.int32)");
+  CHECK(add_suffixes(std::string(60, 'x'), {"dtype=torch.int32"}, 7) ==
+        std::string(60, 'x') + ",\n       dtype=torch.int32)");
+  CHECK(add_suffixes("ab\ncd", {"device='cuda:0'", "size=(0, 3)"}, 7) ==
+        "ab\ncd, device='cuda:0', size=(0, 3))");
+  CHECK(add_suffixes("tensor([]", {}, 7) == "tensor([])");
 }

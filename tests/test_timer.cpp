@@ -1,5 +1,6 @@
 // Benchmark Timer tests; none depends on this machine's speed (sleeps are lower bounds only).
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <sstream>
@@ -461,4 +462,36 @@ TEST_CASE("timer: CUDA do_bench returns ordered positive quantiles; Timer syncs 
   bench::Measurement d = by_default.blocked_autorange(0.05);
   CHECK(d.device == tl::Device::cuda(0));
   CHECK(tl::cuda::Stream::current(0).query());
+}
+
+TEST_CASE("timer: time arguments: finite values at their limits are accepted, others refused") {
+  // A clock that moves 1 ms per block: every stopping rule sees finite, growing totals.
+  FakeClock clock{.read_ns = 500000, .call_ns = 0};
+  bench::Timer timer = clock.timer();
+  // max_run_time = 0 means no limit; identical blocks meet any threshold after 4 of them.
+  bench::Measurement m = timer.adaptive_autorange(0.1, {.min_run_time = 1e-3, .max_run_time = 0});
+  CHECK(m.raw_times.size() >= 4);
+  // A tiny but finite min_run_time ends after one block.
+  CHECK(timer.blocked_autorange(1e-300).raw_times.size() == 1);
+  // Infinity and NaN are refused at once, before the function runs.
+  const int64_t calls = clock.calls;
+  tl_test::check_throws<tl::Error>([&] { timer.blocked_autorange(INFINITY); }, "min_run_time");
+  tl_test::check_throws<tl::Error>([&] { timer.adaptive_autorange(0.1, {.max_run_time = NAN}); },
+                                   "max_run_time");
+  CHECK(clock.calls == calls);
+}
+
+TEST_CASE("timer: a clock returning non-finite times is refused, not looped on") {
+  double value = INFINITY;
+  bench::Timer timer("x", [] {}, {.device = tl::Device::cpu(), .timer = [&] { return value; }});
+  tl_test::check_throws<tl::Error>([&] { timer.blocked_autorange(0.01); }, "options.timer");
+  value = NAN;
+  tl_test::check_throws<tl::Error>([&] { timer.timeit(5); }, "options.timer");
+}
+
+TEST_CASE("timer: do_bench accepts warmup_ms = 0") {
+  TL_TEST_REQUIRE_CUDA();
+  std::vector<double> q = bench::do_bench([] {}, {.warmup_ms = 0, .rep_ms = 1, .quantiles = {0.5}});
+  REQUIRE(q.size() == 1);
+  CHECK(q[0] >= 0);
 }
