@@ -462,3 +462,14 @@ TEST_CASE("timer: CUDA do_bench returns ordered positive quantiles; Timer syncs 
   CHECK(d.device == tl::Device::cuda(0));
   CHECK(tl::cuda::Stream::current(0).query());
 }
+
+TEST_CASE("timer: Compare prints an infinite or huge median without an undefined conversion") {
+  // A user timer may report any duration; the column width comes from log10 of the median.
+  bench::Compare compare({synthetic({INFINITY, INFINITY}, "x", "inf", "c"),
+                          synthetic({1e300, 1e300}, "x", "huge", "c"),
+                          synthetic({1.0, 1.0}, "x", "one", "c")});
+  const std::string text = compare.str();
+  INFO(text);
+  CHECK(contains(text, "inf"));
+  CHECK(contains(text, "  one"));
+}
