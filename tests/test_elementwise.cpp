@@ -866,6 +866,11 @@ TEST_CASE("elementwise: a bool byte other than 0/1 is true in ops, reductions an
     CHECK(tl::max(m).item<bool>());
     CHECK_FALSE(tl::min(m).item<bool>());
     CHECK(tl::min(m.slice(0, 1, 5)).item<bool>());
+    // Joining moves the bytes (bytes 0, 1, 2 in the strided one).
+    const tl::Tensor joined = tl::cat({m, m.slice(0, 0, 6, 2)}, 0);
+    CHECK(host_values<bool>(joined) ==
+          std::vector<bool>{false, true, true, true, true, false, false, true, true});
+    CHECK(tl::sum(tl::stack({m, m}, 1)).item<int64_t>() == 8);
     // Strided (bytes 190, 255, 0) and long enough for the vectorized and multi-lane paths.
     CHECK(host_values<bool>(tl::logical_not(m.slice(0, 1, 6, 2))) ==
           std::vector<bool>{false, false, true});
