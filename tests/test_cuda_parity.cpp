@@ -1295,3 +1295,54 @@ TEST_CASE("cuda parity: equal and allclose give the CPU's answers") {
                 tl::allclose(p.a, p.b, rtol, atol, equal_nan));
   }
 }
+
+TEST_CASE(
+    "cuda parity: special floats convert to integers and bool bytes other than 0/1 read as on the "
+    "CPU") {
+  TL_TEST_REQUIRE_CUDA();
+  const int64_t n = 1024;
+  std::vector<float> f(n);
+  const float specials[] = {NAN, INFINITY, -INFINITY, 3e9f, -3e9f, 1e20f, 2147483647.5f, -0.0f};
+  for (int64_t i = 0; i < n; ++i)
+    f[i] = i % 3 == 0 ? specials[(i / 3) % 8] : (i % 3 == 1 ? i * 0.7f : -i * 1.3f);
+  const Tensor x = tl::from_vector<float>(f);
+  const Tensor xd = x.cuda();
+  auto layouts = [](const Tensor& t) {
+    return std::vector<Tensor>{t, t.slice(0, 1, t.numel(), 3), t.view({32, 32}).t(),
+                               t.to(tl::kFloat64)};
+  };
+  const std::vector<Tensor> on_cpu = layouts(x), on_cuda = layouts(xd);
+  for (size_t k = 0; k < on_cpu.size(); ++k) {
+    CAPTURE(k);
+    CHECK(on_cuda[k].to(tl::kInt32).to_vector<int32_t>() ==
+          on_cpu[k].to(tl::kInt32).to_vector<int32_t>());
+    CHECK(on_cuda[k].to(tl::kInt64).to_vector<int64_t>() ==
+          on_cpu[k].to(tl::kInt64).to_vector<int64_t>());
+    CHECK(on_cuda[k].to(tl::kBool).to_vector<bool>() == on_cpu[k].to(tl::kBool).to_vector<bool>());
+  }
+  CHECK(xd.to(tl::kInt32)[0].item<int32_t>() == std::numeric_limits<int32_t>::min());
+
+  // Bytes 0..255 in a bool tensor, copied to the device as they are.
+  Tensor m = tl::empty({n}, tl::kBool);
+  auto* raw = static_cast<unsigned char*>(m.data_ptr());
+  for (int64_t i = 0; i < n; ++i) raw[i] = static_cast<unsigned char>((i * 37) % 256);
+  const Tensor md = m.cuda();
+  for (const auto& [mc, mg] :
+       {std::pair{m, md}, std::pair{m.slice(0, 0, n, 2), md.slice(0, 0, n, 2)},
+        std::pair{m.view({32, 32}).t(), md.view({32, 32}).t()}}) {
+    CHECK(tl::logical_not(mg).to_vector<bool>() == tl::logical_not(mc).to_vector<bool>());
+    CHECK(tl::logical_and(mg, mg).to_vector<bool>() == tl::logical_and(mc, mc).to_vector<bool>());
+    const Tensor yes_c = tl::ones(mc.shape(), tl::kBool), yes_g = yes_c.cuda();
+    CHECK((mg == yes_g).to_vector<bool>() == (mc == yes_c).to_vector<bool>());
+    CHECK(mg.to(tl::kInt32).to_vector<int32_t>() == mc.to(tl::kInt32).to_vector<int32_t>());
+    CHECK(tl::sum(mg).item<int64_t>() == tl::sum(mc).item<int64_t>());
+    CHECK(tl::all(mg).item<bool>() == tl::all(mc).item<bool>());
+    CHECK(tl::min(mg).item<bool>() == tl::min(mc).item<bool>());
+    CHECK(tl::nonzero(mg).to_vector<int64_t>() == tl::nonzero(mc).to_vector<int64_t>());
+    const Tensor values = tl::arange(mc.numel(), tl::kInt64).view(mc.shape());
+    CHECK(tl::masked_select(values.cuda(), mg).to_vector<int64_t>() ==
+          tl::masked_select(values, mc).to_vector<int64_t>());
+    CHECK(tl::where(mg, values.cuda(), -1).to_vector<int64_t>() ==
+          tl::where(mc, values, -1).to_vector<int64_t>());
+  }
+}

@@ -871,3 +871,166 @@ TEST_CASE("elementwise: equal compares in the promoted dtype; allclose wants one
 }
 
 }  // namespace
+
+namespace {
+
+using namespace tl_test;
+
+// A bool tensor on `device` holding these bytes as they are: an uninitialised tl::empty(..., kBool)
+// may hold any byte, and every op must read a non-zero one as true.
+tl::Tensor bool_bytes(const std::vector<uint8_t>& bytes, tl::Device device) {
+  tl::Tensor t = tl::empty({static_cast<int64_t>(bytes.size())}, tl::kBool);
+  auto* raw = static_cast<unsigned char*>(t.data_ptr());
+  for (size_t i = 0; i < bytes.size(); ++i) raw[i] = bytes[i];
+  return t.to(device);
+}
+
+template <typename T>
+std::vector<T> host_values(const tl::Tensor& t) {
+  return t.to_vector<T>();
+}
+
+constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+constexpr int64_t k40 = int64_t(1) << 40;
+
+TEST_CASE("elementwise: a bool byte other than 0/1 is true in ops, reductions and conversions") {
+  const std::vector<uint8_t> bytes{0, 190, 1, 255, 2, 0};
+  const std::vector<bool> truth{false, true, true, true, true, false};
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    const tl::Tensor m = bool_bytes(bytes, d);
+    const tl::Tensor yes = tl::full({6}, true, tl::TensorOptions(tl::kBool).device(d));
+    CHECK(host_values<bool>(m) == truth);
+    CHECK(host_values<bool>(tl::logical_not(m)) ==
+          std::vector<bool>{true, false, false, false, false, true});
+    CHECK(host_values<bool>(tl::logical_and(m, yes)) == truth);
+    CHECK(host_values<bool>(tl::logical_or(m, m)) == truth);
+    CHECK(host_values<bool>(m == yes) == truth);
+    CHECK(host_values<bool>(m != yes) == std::vector<bool>{true, false, false, false, false, true});
+    CHECK(host_values<bool>(m + m) == truth);
+    CHECK(host_values<bool>(m * yes) == truth);
+    CHECK(host_values<bool>(tl::maximum(m, m)) == truth);
+    CHECK(host_values<int32_t>(m.to(tl::kInt32)) == std::vector<int32_t>{0, 1, 1, 1, 1, 0});
+    CHECK(host_values<double>(m.to(tl::kFloat64)) == std::vector<double>{0, 1, 1, 1, 1, 0});
+    CHECK(host_values<int64_t>(m + 0) == std::vector<int64_t>{0, 1, 1, 1, 1, 0});
+    CHECK(m[1].item<bool>());
+    CHECK(m[3].item<int64_t>() == 1);
+    CHECK(tl::sum(m).item<int64_t>() == 4);
+    CHECK(host_values<int64_t>(tl::sum(m.view({2, 3}), {1})) == std::vector<int64_t>{2, 2});
+    CHECK(tl::prod(m.slice(0, 1, 5)).item<int64_t>() == 1);
+    CHECK(tl::any(m).item<bool>());
+    CHECK_FALSE(tl::all(m).item<bool>());
+    CHECK(tl::all(m.slice(0, 1, 5)).item<bool>());
+    CHECK(tl::max(m).item<bool>());
+    CHECK_FALSE(tl::min(m).item<bool>());
+    CHECK(tl::min(m.slice(0, 1, 5)).item<bool>());
+    // Joining moves the bytes (bytes 0, 1, 2 in the strided one).
+    const tl::Tensor joined = tl::cat({m, m.slice(0, 0, 6, 2)}, 0);
+    CHECK(host_values<bool>(joined) ==
+          std::vector<bool>{false, true, true, true, true, false, false, true, true});
+    CHECK(tl::sum(tl::stack({m, m}, 1)).item<int64_t>() == 8);
+    // Strided (bytes 190, 255, 0) and long enough for the vectorized and multi-lane paths.
+    CHECK(host_values<bool>(tl::logical_not(m.slice(0, 1, 6, 2))) ==
+          std::vector<bool>{false, false, true});
+    const tl::Tensor many = bool_bytes(std::vector<uint8_t>(4099, 190), d);
+    CHECK(tl::sum(many).item<int64_t>() == 4099);
+    CHECK(tl::all(many).item<bool>());
+    CHECK(tl::min(many).item<bool>());
+    CHECK(tl::sum(many.to(tl::kInt32)).item<int64_t>() == 4099);
+    CHECK(tl::all(tl::logical_and(many, many)).item<bool>());
+  }
+}
+
+TEST_CASE(
+    "elementwise: float -> int of NaN, infinities and out-of-range values is the type's minimum") {
+  // As torch on x86 (cvttss2si / cvttsd2si), on every backend.
+  const std::vector<float> f{NAN,   INFINITY,      -INFINITY, 3e9f,    -3e9f,
+                             1e20f, 2147483647.5f, 300.7f,    -129.9f, -0.0f};
+  const std::vector<double> g{NAN,
+                              1e300,
+                              -2147483648.9,
+                              -2147483649.0,
+                              9223372036854775808.0,
+                              -9223372036854775808.0,
+                              2147483647.9};
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    const tl::Tensor tf = tl::from_vector<float>(f).to(d);
+    CHECK(host_values<int32_t>(tf.to(tl::kInt32)) == std::vector<int32_t>{kMin32, kMin32, kMin32,
+                                                                          kMin32, kMin32, kMin32,
+                                                                          kMin32, 300, -129, 0});
+    CHECK(host_values<int64_t>(tf.to(tl::kInt64)) ==
+          std::vector<int64_t>{kMin64, kMin64, kMin64, 3000000000, -3000000000, kMin64, 2147483648,
+                               300, -129, 0});
+    CHECK(host_values<bool>(tf.to(tl::kBool)) ==
+          std::vector<bool>{true, true, true, true, true, true, true, true, true, false});
+    CHECK(host_values<int32_t>(tf.slice(0, 0, 10, 3).to(tl::kInt32)) ==
+          std::vector<int32_t>{kMin32, kMin32, kMin32, 0});
+    tl::Tensor into = tl::zeros({10}, tl::TensorOptions(tl::kInt32).device(d));
+    into.copy_(tf);
+    CHECK(host_values<int32_t>(into)[1] == kMin32);
+    const tl::Tensor tg = tl::from_vector<double>(g).to(d);
+    CHECK(host_values<int32_t>(tg.to(tl::kInt32)) ==
+          std::vector<int32_t>{kMin32, kMin32, kMin32, kMin32, kMin32, kMin32, 2147483647});
+    CHECK(
+        host_values<int64_t>(tg.to(tl::kInt64)) ==
+        std::vector<int64_t>{kMin64, kMin64, -2147483648, -2147483649, kMin64, kMin64, 2147483647});
+  }
+}
+
+TEST_CASE("elementwise: fill values truncate into integer dtypes; item<T>() converts in range") {
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    auto opts = [&](tl::DType dtype) { return tl::TensorOptions(dtype).device(d); };
+    CHECK(host_values<int32_t>(tl::zeros({2}, opts(tl::kInt32)).fill_(1.5)) ==
+          std::vector<int32_t>{1, 1});
+    CHECK(host_values<int64_t>(tl::zeros({2}, opts(tl::kInt64)).fill_(-1.5)) ==
+          std::vector<int64_t>{-1, -1});
+    CHECK(host_values<int32_t>(tl::full({1}, 2147483647.5, opts(tl::kInt32)))[0] == INT32_MAX);
+    CHECK(host_values<int32_t>(tl::full({1}, -2147483648.0, opts(tl::kInt32)))[0] == kMin32);
+    CHECK(host_values<int64_t>(tl::full({1}, -9223372036854775808.0, opts(tl::kInt64)))[0] ==
+          kMin64);
+    CHECK(host_values<bool>(tl::zeros({1}, opts(tl::kBool)).fill_(0.5))[0]);
+    CHECK(host_values<bool>(tl::zeros({1}, opts(tl::kBool)).fill_(NAN))[0]);
+    CHECK(host_values<bool>(tl::full({1}, k40, opts(tl::kBool)))[0]);
+    CHECK(std::isinf(host_values<float>(tl::full({1}, INFINITY, opts(tl::kFloat32)))[0]));
+    CHECK(host_values<float>(tl::full({1}, 3.4e38, opts(tl::kFloat32)))[0] == 3.4e38f);
+    CHECK(tl::full({}, 1.9, opts(tl::kFloat32)).item<int32_t>() == 1);
+    CHECK(tl::full({}, -1.9, opts(tl::kFloat64)).item<int64_t>() == -1);
+    CHECK(tl::full({}, NAN, opts(tl::kFloat32)).item<bool>());
+    CHECK(tl::full({}, k40, opts(tl::kInt64)).item<double>() == static_cast<double>(k40));
+  }
+}
+
+TEST_CASE("elementwise: an int32 tensor and a scalar beyond int32 (as torch)") {
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    const tl::Tensor a = tl::from_vector<int32_t>({1, 2}).to(d);
+    // Arithmetic wraps the scalar into int32 as torch does: 2^40 is 0 there.
+    CHECK(host_values<int32_t>(a + k40) == std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(a - k40) == std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(a * k40) == std::vector<int32_t>{0, 0});
+    CHECK(host_values<int32_t>(a + (int64_t(1) << 31)) ==
+          std::vector<int32_t>{-2147483647, -2147483646});
+    tl::Tensor b = a.clone();
+    b.add_(k40);
+    CHECK(host_values<int32_t>(b) == std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(tl::pow(a, (int64_t(1) << 31) - 1)) == std::vector<int32_t>{1, 0});
+    // A clamp bound beyond the range on the side where it clamps nothing is dropped.
+    CHECK(host_values<int32_t>(tl::clamp(a, std::nullopt, tl::Scalar(k40))) ==
+          std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(tl::clamp(a, tl::Scalar(-k40), std::nullopt)) ==
+          std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(tl::clamp(a, tl::Scalar(-k40), tl::Scalar(k40))) ==
+          std::vector<int32_t>{1, 2});
+    CHECK(host_values<int32_t>(tl::clamp(a, tl::Scalar(-k40), tl::Scalar(1))) ==
+          std::vector<int32_t>{1, 1});
+    // A float scalar promotes where to float32, so 1e10 fits.
+    const tl::Tensor w = tl::where(tl::from_vector<bool>({true, false}).to(d), a, 1e10);
+    CHECK(w.dtype() == tl::kFloat32);
+    CHECK(host_values<float>(w) == std::vector<float>{1, 1e10f});
+  }
+}
+
+}  // namespace

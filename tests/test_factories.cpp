@@ -20,7 +20,9 @@ TEST_CASE("factories: zeros, ones, full, empty and options") {
   CHECK(tl::scalar_tensor(3).dim() == 0);
   CHECK(tl::scalar_tensor(3).dtype() == tl::kFloat32);
   check_throws<tl::ShapeError>([] { tl::zeros({-2}); }, "[tl::zeros]");
-  check_throws<tl::DTypeError>([] { tl::full({2}, 1.5, tl::kInt64); }, "tl::fill_");
+  // As torch: a fraction is truncated into an integer dtype; a value out of its range is refused.
+  CHECK(tl::full({2}, 1.5, tl::kInt64).to_vector<int64_t>() == std::vector<int64_t>{1, 1});
+  check_throws<tl::DTypeError>([] { tl::full({2}, 1e10, tl::kInt32); }, "[tl::full]");
 }
 
 TEST_CASE("factories: the *_like family keeps shape, dtype and device unless told") {

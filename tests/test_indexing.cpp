@@ -390,3 +390,64 @@ TEST_CASE("index: errors name the op and nothing is written") {
   // Failed calls left the input untouched.
   CHECK(values_of(a) == std::vector<double>(12, 1));
 }
+
+namespace {
+
+// A bool tensor on `device` holding these bytes as they are: an uninitialised tl::empty(..., kBool)
+// may hold any byte, and every op must read a non-zero one as true.
+tl::Tensor bool_bytes(const std::vector<uint8_t>& bytes, tl::Device device) {
+  tl::Tensor t = tl::empty({static_cast<int64_t>(bytes.size())}, tl::kBool);
+  auto* raw = static_cast<unsigned char*>(t.data_ptr());
+  for (size_t i = 0; i < bytes.size(); ++i) raw[i] = bytes[i];
+  return t.to(device);
+}
+
+std::vector<int64_t> int64s(const tl::Tensor& t) { return t.to(tl::kInt64).to_vector<int64_t>(); }
+
+}  // namespace
+
+TEST_CASE("indexing: a mask byte other than 0/1 is true in masked_select, nonzero and where") {
+  const std::vector<uint8_t> bytes{0, 190, 1, 255, 0, 2, 128, 0};
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    const tl::Tensor mask = bool_bytes(bytes, d);
+    const tl::Tensor x = tl::arange(8, tl::TensorOptions(tl::kInt64).device(d));
+    CHECK(int64s(tl::masked_select(x, mask)) == std::vector<int64_t>{1, 2, 3, 5, 6});
+    CHECK(int64s(tl::masked_select(x.to(tl::kFloat32), mask)) ==
+          std::vector<int64_t>{1, 2, 3, 5, 6});
+    CHECK(int64s(tl::nonzero(mask)) == std::vector<int64_t>{1, 2, 3, 5, 6});
+    CHECK(int64s(tl::nonzero(mask.view({2, 4}))) ==
+          std::vector<int64_t>{0, 1, 0, 2, 0, 3, 1, 1, 1, 2});
+    CHECK(int64s(tl::where(mask, x, -1)) == std::vector<int64_t>{-1, 1, 2, 3, -1, 5, 6, -1});
+    // Strided: bytes 0, 1, 0, 128.
+    const tl::Tensor every_other = mask.slice(0, 0, 8, 2);
+    CHECK(int64s(tl::masked_select(x.slice(0, 0, 8, 2), every_other)) ==
+          std::vector<int64_t>{2, 6});
+    CHECK(int64s(tl::nonzero(every_other)) == std::vector<int64_t>{1, 3});
+    CHECK(int64s(tl::where(every_other, x.slice(0, 0, 8, 2), -1)) ==
+          std::vector<int64_t>{-1, 2, -1, 6});
+  }
+}
+
+TEST_CASE("indexing: large masks of arbitrary bytes select every non-zero byte (threads, tiles)") {
+  const int64_t n = 200003;
+  std::vector<uint8_t> bytes(n);
+  int64_t count = 0, sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bytes[i] = static_cast<uint8_t>((i % 7) * 40);  // 0, 40, ..., 240
+    if (bytes[i] != 0) {
+      ++count;
+      sum += i;
+    }
+  }
+  for (tl::Device d : test_devices()) {
+    CAPTURE(d);
+    const tl::Tensor mask = bool_bytes(bytes, d);
+    const tl::Tensor x = tl::arange(n, tl::TensorOptions(tl::kInt64).device(d));
+    const tl::Tensor selected = tl::masked_select(x, mask);
+    CHECK(selected.numel() == count);
+    CHECK(tl::sum(selected).item<int64_t>() == sum);
+    CHECK(tl::nonzero(mask).size(0) == count);
+    CHECK(tl::sum(tl::where(mask, x, 0)).item<int64_t>() == sum);
+  }
+}

@@ -495,3 +495,14 @@ TEST_CASE("timer: do_bench accepts warmup_ms = 0") {
   REQUIRE(q.size() == 1);
   CHECK(q[0] >= 0);
 }
+
+TEST_CASE("timer: Compare prints an infinite or huge median without an undefined conversion") {
+  // A user timer may report any duration; the column width comes from log10 of the median.
+  bench::Compare compare({synthetic({INFINITY, INFINITY}, "x", "inf", "c"),
+                          synthetic({1e300, 1e300}, "x", "huge", "c"),
+                          synthetic({1.0, 1.0}, "x", "one", "c")});
+  const std::string text = compare.str();
+  INFO(text);
+  CHECK(contains(text, "inf"));
+  CHECK(contains(text, "  one"));
+}

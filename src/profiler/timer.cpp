@@ -56,6 +56,20 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
+// A call count from a ratio of durations, clamped to [lo, hi] before the conversion (NaN gives lo):
+// converting a double outside int64's range to an integer is undefined.
+int64_t saturating_count(double x, int64_t lo, int64_t hi) {
+  if (!(x >= static_cast<double>(lo))) return lo;
+  if (x >= static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(x);
+}
+
+// ceil(log10(v)) for v > 0, as an int: finite doubles give -323 .. 309; an infinite time (a user
+// timer may report one) prints as "inf", three characters.
+int ceil_log10(double v) {
+  return std::isfinite(v) ? static_cast<int>(std::ceil(std::log10(v))) : 3;
+}
+
 std::vector<double> sorted_copy(const std::vector<double>& values) {
   std::vector<double> s = values;
   std::sort(s.begin(), s.end());
@@ -395,7 +409,7 @@ std::string render_table(const std::vector<Measurement>& results, bool highlight
       const Measurement* m = cells[i][j];
       if (m == nullptr) continue;
       const double v = m->median() / unit.scale;
-      if (v > 0) digits = std::max(digits, static_cast<int>(std::ceil(std::log10(v))));
+      if (v > 0) digits = std::max(digits, ceil_log10(v));
       column_warns = column_warns || (highlight && m->has_warnings());
     }
     any_warning = any_warning || column_warns;
@@ -518,11 +532,9 @@ std::vector<double> do_bench(const std::function<void()>& fn, const DoBenchOptio
   const double estimate_ms = std::max(
       1e-4, static_cast<double>(estimate_start.elapsed_time(estimate_end)) / kEstimateCalls);
   // Bounded so a call that does nothing on the device cannot ask for millions of event pairs.
-  constexpr double kMaxCalls = 100000;
-  const int64_t n_warmup =
-      static_cast<int64_t>(std::clamp(options.warmup_ms / estimate_ms, 1.0, kMaxCalls));
-  const int64_t n_repeat =
-      static_cast<int64_t>(std::clamp(options.rep_ms / estimate_ms, 1.0, kMaxCalls));
+  constexpr int64_t kMaxCalls = 100000;
+  const int64_t n_warmup = saturating_count(options.warmup_ms / estimate_ms, 1, kMaxCalls);
+  const int64_t n_repeat = saturating_count(options.rep_ms / estimate_ms, 1, kMaxCalls);
 
   std::vector<cuda::Event> starts, ends;
   starts.reserve(static_cast<size_t>(n_repeat));

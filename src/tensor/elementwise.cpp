@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "profiler/op_scope.h"
 #include "tensor/broadcast.h"
+#include "tensor/scalar_check.h"
 
 namespace tensorlet {
 namespace {
@@ -145,6 +146,9 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   scope.inputs({a.tensor, b.tensor});
   Device device = common_device(name, a, b);
   DType compute = compute_dtype(op, name, a, b);
+  // Scalars wrap into an integer dtype (x + (1 << 40) on int32, as torch), except pow's exponent.
+  if (op == BinaryOp::Pow && !b.tensor && is_integral(compute))
+    check_scalar_fits(name, "exponent", b.scalar, compute);
   Shape shape = broadcast_of(name, a, b);
   Tensor ha, hb;
   const Tensor& ta = prepare(a, compute, shape, device, ha);
@@ -257,6 +261,9 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
     check_device(name, cond, *x->tensor);
   }
   DType dtype = result_type_of(a, b);
+  // A scalar that does not fit the result dtype is refused, as torch (where(c, int32, 1 << 40)).
+  if (!a.tensor) check_scalar_fits(name, "scalar 'input'", a.scalar, dtype);
+  if (!b.tensor) check_scalar_fits(name, "scalar 'other'", b.scalar, dtype);
   Shape shape = cond.shape();
   if (a.tensor) shape = broadcast_shapes(shape, a.tensor->shape(), name);
   if (b.tensor) shape = broadcast_shapes(shape, b.tensor->shape(), name);
@@ -267,6 +274,17 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   Tensor out = make_tensor(shape, dtype, device);
   if (out.numel() > 0) backend_for(device).where(tc, ta, tb, out);
   return out;
+}
+
+// A clamp bound as given, or nullptr for a scalar bound beyond an integer dtype's range on the side
+// where it clamps nothing (max = 1 << 40 on int32), as torch; a scalar bound out of range on the
+// other side, or beyond float32's, is refused rather than wrapped.
+const Operand* clamp_bound(const char* name, const char* what, const Operand* x, DType dtype,
+                           bool is_max) {
+  if (!x || x->tensor || x->scalar.fits(dtype)) return x;
+  if (is_integral(dtype) && x->scalar.is_integral() && (x->scalar.to<int64_t>() > 0) == is_max)
+    return nullptr;
+  fail<DTypeError>(name, what, " value ", x->scalar, " is outside the range of ", dtype);
 }
 
 // clamp = minimum(maximum(a, lo), hi): two passes, the second in place on the output, which is
@@ -294,11 +312,14 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
   // input with number bounds is promoted.
   if (dtype == kBool)
     fail<DTypeError>(name, "not supported when the input and the bounds are all bool");
+  lo = clamp_bound(name, "min", lo, dtype, false);
+  hi = clamp_bound(name, "max", hi, dtype, true);
   Tensor ha, hlo, hhi;
   const Tensor& ta = prepare(of(a), dtype, shape, device, ha);
   Tensor out = make_tensor(shape, dtype, device);
   if (out.numel() == 0) return out;
   Backend& backend = backend_for(device);
+  if (!lo && !hi) backend.copy(ta, out);
   const Tensor* first = &ta;
   if (lo) {
     backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, device, hlo), out);

@@ -6,6 +6,7 @@
 
 #include "backends/dispatch.h"
 #include "profiler/op_scope.h"
+#include "tensor/convert.h"
 
 namespace tensorlet {
 
@@ -50,7 +51,8 @@ static Tensor from_host_values(const Shape& shape, const TensorOptions& options,
   int64_t n = shape.numel();
   dispatch_dtype(options.dtype(), [&]<typename T>() {
     T* p = static_cast<T*>(host.data_ptr());
-    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(value_at(i));
+    // convert (tensor/convert.h): a value beyond an integer dtype is defined, not undefined.
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(value_at(i));
   });
   return host.to(options.device());
 }

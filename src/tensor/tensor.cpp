@@ -3,7 +3,9 @@
 
 
 #include "backends/backend.h"
+#include "backends/dispatch.h"
 #include "profiler/op_scope.h"
+#include "tensor/scalar_check.h"
 
 namespace tensorlet {
 
@@ -119,11 +121,9 @@ Tensor& Tensor::fill_(Scalar value) {
   profiler::OpScope scope("tl::fill_");
   if (has_internal_overlap(*this))
     fail<ShapeError>("tl::fill_", "cannot write into a tensor with broadcast (stride 0) dims");
-  if (dtype() != kFloat32 && dtype() != kFloat64 && value.is_floating_point()) {
-    double v = value.to<double>();
-    if (dtype() != kBool && v != static_cast<double>(static_cast<int64_t>(v)))
-      fail<DTypeError>("tl::fill_", "value ", v, " cannot be stored in a ", dtype(), " tensor");
-  }
+  // As torch: a fraction is truncated into an integer tensor (fill_(1.5) stores 1), but a value
+  // outside the dtype's range is refused rather than wrapped (full({2}, 1e10, kInt32)).
+  check_scalar_fits(profiler::user_op_or("tl::fill_"), "fill value", value, dtype());
   if (numel() > 0) backend_for(device()).fill(*this, value);
   return *this;
 }
@@ -190,9 +190,14 @@ T Tensor::item() const {
   if (numel() != 1)
     fail<ShapeError>("tl::item", "a Tensor with ", numel(),
                      " elements cannot be converted to a scalar");
-  Tensor host = make_tensor({}, dtype_of_v<T>, Device::cpu());
+  // Read in the tensor's own dtype, then converted as LibTorch's item<T>() (Scalar::to) does: a
+  // value that T cannot hold (NaN or 1e10 as int32, 2^40 as int32) is refused, not wrapped.
+  Tensor host = make_tensor({}, dtype(), Device::cpu());
   backend_for(device()).copy(as_strided({}, {}, offset()), host);
-  return *static_cast<T*>(host.data_ptr());
+  const Scalar value =
+      dispatch_dtype(dtype(), [&]<typename S>() { return Scalar(load<S>(host.data_ptr())); });
+  check_scalar_fits(profiler::user_op_or("tl::item"), "value", value, dtype_of_v<T>);
+  return value.to<T>();
 }
 
 // The host copy is made first, through the capped allocator: a vector of a huge view's size

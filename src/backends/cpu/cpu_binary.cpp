@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -162,28 +163,29 @@ void for_each_run(const std::array<const Tensor*, N>& ops, const std::array<int6
 }
 
 // One inner run: unit strides and a stride-0 (scalar) operand get plain indexed loops that the
-// compiler vectorizes; anything else walks byte strides.
+// compiler vectorizes; anything else walks byte strides. Inputs are read as Stored<T> (a bool as
+// its byte, any non-zero byte true: tensor/convert.h).
 template <typename T, typename Out, typename F>
 void binary_kernel(const std::array<const Tensor*, 3>& ops, F f) {
   for_each_run<3>(ops, {sizeof(Out), sizeof(T), sizeof(T)},
                   [f](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
                     Out* out = reinterpret_cast<Out*>(p[0]);
-                    const T* a = reinterpret_cast<const T*>(p[1]);
-                    const T* b = reinterpret_cast<const T*>(p[2]);
+                    const Stored<T>* a = reinterpret_cast<const Stored<T>*>(p[1]);
+                    const Stored<T>* b = reinterpret_cast<const Stored<T>*>(p[2]);
                     constexpr int64_t so = sizeof(Out), st = sizeof(T);
+                    auto ld = [](Stored<T> v) { return from_stored<T>(v); };
                     if (s[0] == so && s[1] == st && s[2] == st) {
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
+                      for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), ld(b[i]));
                     } else if (s[0] == so && s[1] == st && s[2] == 0) {
-                      const T bv = *b;
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], bv);
+                      const T bv = ld(*b);
+                      for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), bv);
                     } else if (s[0] == so && s[1] == 0 && s[2] == st) {
-                      const T av = *a;
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(av, b[i]);
+                      const T av = ld(*a);
+                      for (int64_t i = 0; i < n; ++i) out[i] = f(av, ld(b[i]));
                     } else {
                       for (int64_t i = 0; i < n; ++i)
                         *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-                            f(*reinterpret_cast<const T*>(p[1] + i * s[1]),
-                              *reinterpret_cast<const T*>(p[2] + i * s[2]));
+                            f(load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]));
                     }
                   });
 }
@@ -267,21 +269,24 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Ten
 void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   dispatch_dtype(out.dtype(), [&]<typename T>() {
+    // Selecting moves elements as they are stored; the condition is read as a byte (non-zero is
+    // true: tensor/convert.h).
+    using S = Stored<T>;
     for_each_run<4>({&out, &cond, &a, &b}, {sizeof(T), sizeof(bool), sizeof(T), sizeof(T)},
                     [](std::array<char*, 4> p, std::array<int64_t, 4> s, int64_t n) {
                       constexpr int64_t st = sizeof(T);
                       if (s[0] == st && s[1] == 1 && s[2] == st && s[3] == st) {
-                        T* o = reinterpret_cast<T*>(p[0]);
-                        const bool* c = reinterpret_cast<const bool*>(p[1]);
-                        const T* x = reinterpret_cast<const T*>(p[2]);
-                        const T* y = reinterpret_cast<const T*>(p[3]);
-                        for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? x[i] : y[i];
+                        S* o = reinterpret_cast<S*>(p[0]);
+                        const uint8_t* c = reinterpret_cast<const uint8_t*>(p[1]);
+                        const S* x = reinterpret_cast<const S*>(p[2]);
+                        const S* y = reinterpret_cast<const S*>(p[3]);
+                        for (int64_t i = 0; i < n; ++i) o[i] = c[i] != 0 ? x[i] : y[i];
                       } else {
                         for (int64_t i = 0; i < n; ++i)
-                          *reinterpret_cast<T*>(p[0] + i * s[0]) =
-                              *reinterpret_cast<const bool*>(p[1] + i * s[1])
-                                  ? *reinterpret_cast<const T*>(p[2] + i * s[2])
-                                  : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+                          *reinterpret_cast<S*>(p[0] + i * s[0]) =
+                              load<bool>(p[1] + i * s[1])
+                                  ? *reinterpret_cast<const S*>(p[2] + i * s[2])
+                                  : *reinterpret_cast<const S*>(p[3] + i * s[3]);
                       }
                     });
   });

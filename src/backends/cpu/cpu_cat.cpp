@@ -8,6 +8,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -62,7 +63,10 @@ void CpuBackend::cat(const std::vector<Tensor>& inputs, int64_t dim, const Tenso
     along += in.shape()[dim];
     pieces.push_back(p);
   }
-  dispatch_dtype(out.dtype(), [&]<typename T>() {
+  // Elements move as stored: a bool as its byte (loading a byte other than 0/1 as a bool is
+  // undefined; tensor/convert.h).
+  dispatch_dtype(out.dtype(), [&]<typename L>() {
+    using T = Stored<L>;
     T* dst = static_cast<T*>(out.data_ptr());
     const int64_t block_rows =
         std::max<int64_t>(1, kBlockBytes / (out_row * static_cast<int64_t>(sizeof(T))));

@@ -4,24 +4,28 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 
+// Same dtype moves bytes (a bool byte other than 0/1 stays as it is, still true); otherwise each
+// element goes through convert (tensor/convert.h), defined for every value.
 template <typename To, typename From>
 static void convert_rows(const StridedLoop<2>& loop) {
   loop.run([](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
     To* out = reinterpret_cast<To*>(p[0]);
-    const From* in = reinterpret_cast<const From*>(p[1]);
+    const Stored<From>* in = reinterpret_cast<const Stored<From>*>(p[1]);
     if (s[0] == sizeof(To) && s[1] == sizeof(From)) {
       if constexpr (std::is_same_v<To, From>) {
         std::memcpy(out, in, n * sizeof(To));
       } else {
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(in[i]);
+        for (int64_t i = 0; i < n; ++i) out[i] = convert<To>(from_stored<From>(in[i]));
       }
+    } else if constexpr (std::is_same_v<To, From>) {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], p[1] + i * s[1], sizeof(To));
     } else {
       for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<To*>(p[0] + i * s[0]) =
-            static_cast<To>(*reinterpret_cast<const From*>(p[1] + i * s[1]));
+        *reinterpret_cast<To*>(p[0] + i * s[0]) = convert<To>(load<From>(p[1] + i * s[1]));
     }
   });
 }

@@ -6,6 +6,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 
@@ -38,11 +39,10 @@ std::vector<int64_t> count_nonzero(const StridedLoop<1>& loop, int64_t n, int64_
     loop.run_range(n * c / chunks, n * (c + 1) / chunks,
                    [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
                      if (s[0] == sizeof(T)) {
-                       const T* q = reinterpret_cast<const T*>(p[0]);
-                       for (int64_t i = 0; i < k; ++i) count += q[i] != T(0);
+                       const Stored<T>* q = reinterpret_cast<const Stored<T>*>(p[0]);
+                       for (int64_t i = 0; i < k; ++i) count += from_stored<T>(q[i]) != T(0);
                      } else {
-                       for (int64_t i = 0; i < k; ++i)
-                         count += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
+                       for (int64_t i = 0; i < k; ++i) count += load<T>(p[0] + i * s[0]) != T(0);
                      }
                    });
     start[c + 1] = count;
@@ -99,7 +99,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
                        [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
                          for (int64_t i = 0; i < k && dst != limit; ++i, ++linear) {
                            *dst = linear;
-                           dst += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0);
+                           dst += load<T>(p[0] + i * s[0]) != T(0);
                          }
                        });
         return;
@@ -114,7 +114,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
       loop.run_range(begin, end, [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t k) {
         for (int64_t i = 0; i < k && dst != limit; ++i) {
           for (int64_t d = 0; d < nd; ++d) dst[d] = index[d];
-          dst += *reinterpret_cast<const T*>(p[0] + i * s[0]) != T(0) ? nd : 0;
+          dst += load<T>(p[0] + i * s[0]) != T(0) ? nd : 0;
           if (nd == 0 || ++index[nd - 1] < inner) continue;
           index[nd - 1] = 0;
           for (int64_t d = nd - 2; d >= 0; --d) {
@@ -146,7 +146,8 @@ Tensor CpuBackend::masked_select(const Tensor& in, const Tensor& mask) {
                      [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t k) {
                        for (int64_t i = 0; i < k && dst != limit; ++i) {
                          *dst = *reinterpret_cast<const T*>(p[0] + i * s[0]);
-                         dst += *reinterpret_cast<const bool*>(p[1] + i * s[1]);
+                         // The mask's byte may be any value: advance by "is it non-zero".
+                         dst += load<bool>(p[1] + i * s[1]);
                        }
                      });
     });

@@ -17,6 +17,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 
@@ -126,14 +127,16 @@ template <typename T>
 using WideOut = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
 
 // Each op: Acc, Out, identity(), step(acc, value), combine(acc, acc), finalize(acc, count).
-// Mean is Sum with a division at the end (Reducer's `mean`), so it shares Sum's code.
+// step takes the element as stored (Stored<T>: a bool as its byte, any non-zero byte true, see
+// tensor/convert.h). Mean is Sum with a division at the end (Reducer's `mean`), so it shares Sum's
+// code.
 template <typename T>
 struct SumOp {
   using Acc = WideAcc<T>;
   using Out = WideOut<T>;
   static constexpr bool kIndexed = false;
   static Acc identity() { return 0; }
-  static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(v)); }
+  static Acc step(Acc a, Stored<T> v) { return combine(a, static_cast<Acc>(from_stored<T>(v))); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_floating_point_v<T>) return a + b;
     return wrap_add(a, b);
@@ -147,7 +150,7 @@ struct ProdOp {
   using Out = WideOut<T>;
   static constexpr bool kIndexed = false;
   static Acc identity() { return 1; }
-  static Acc step(Acc a, T v) { return combine(a, static_cast<Acc>(v)); }
+  static Acc step(Acc a, Stored<T> v) { return combine(a, static_cast<Acc>(from_stored<T>(v))); }
   static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_floating_point_v<T>) return a * b;
     return wrap_mul(a, b);
@@ -168,15 +171,19 @@ struct ExtremumOp {
       return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
     return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   }
-  static Acc lane_step(Acc a, T v) {
-    if constexpr (std::is_same_v<T, bool>) return kMax ? (a | v) : (a & v);  // any / all
+  static Acc lane_step(Acc a, Stored<T> v) {
+    if constexpr (std::is_same_v<T, bool>)  // any / all
+      return kMax ? (a | from_stored<T>(v)) : (a & from_stored<T>(v));
     return (kMax ? a < v : v < a) ? v : a;
   }
-  static Acc step(Acc a, T v) {
+  static Acc step(Acc a, Stored<T> v) {
     if constexpr (std::is_same_v<T, bool>) return lane_step(a, v);
     return ((kMax ? a < v : v < a) || is_nan(v)) ? v : a;
   }
-  static Acc combine(Acc a, Acc b) { return step(a, b); }
+  static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_same_v<T, bool>) return kMax ? (a | b) : (a & b);
+    return step(a, b);
+  }
   static Out finalize(Acc a, int64_t) { return a; }
 };
 template <typename T>
@@ -218,6 +225,7 @@ template <typename T, bool kMaxOp>
 struct ArgOp {
   using Acc = ArgAcc<T>;
   using Out = int64_t;
+  using Value = T;
   static constexpr bool kIndexed = true;
   static constexpr bool kMax = kMaxOp;
   static Acc identity() { return {T{}, -1}; }
@@ -226,7 +234,8 @@ struct ArgOp {
     if (is_nan(v)) return true;
     return kMax ? v > best : v < best;
   }
-  static Acc step(Acc a, T v, int64_t i) {
+  static Acc step(Acc a, Stored<T> stored, int64_t i) {
+    const T v = from_stored<T>(stored);
     return (a.index < 0 || better(v, a.value)) ? Acc{v, i} : a;
   }
   static Acc combine(Acc a, Acc b) {
@@ -286,19 +295,21 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
 
 // Arg reductions of a run go block by block: the block's best value comes from the vectorized
 // max/min, and only a block that improves on the running best is scanned for its first position.
-template <typename Op, typename T>
-typename Op::Acc reduce_run(typename Op::Acc a, const T* p, int64_t n, int64_t stride,
+// S is the stored element type (Stored<T>).
+template <typename Op, typename S>
+typename Op::Acc reduce_run(typename Op::Acc a, const S* p, int64_t n, int64_t stride,
                             int64_t first) {
   if constexpr (Op::kIndexed) {
+    using T = typename Op::Value;
     constexpr int64_t kArgBlock = 2048;
     using Values = ExtremumOp<T, Op::kMax>;
     for (int64_t b = 0; b < n; b += kArgBlock) {
-      const T* q = p + b * stride;
+      const S* q = p + b * stride;
       const int64_t m = std::min(kArgBlock, n - b);
       const T best = reduce_values<Values>(Values::identity(), q, m, stride);
       if (a.index >= 0 && !Op::better(best, a.value)) continue;
       for (int64_t i = 0; i < m; ++i) {
-        const T v = q[i * stride];
+        const T v = from_stored<T>(q[i * stride]);
         if (is_nan(best) ? is_nan(v) : v == best) {
           a = {best, first + b + i};
           break;
@@ -496,7 +507,7 @@ void run_op(const Tensor& in, const DimList& kept, const DimList& reduced, const
   if (out.dtype() != dtype_of_v<Out>)
     fail<DTypeError>(name, "CPU kernel expected output dtype ", dtype_of_v<Out>, ", got ",
                      out.dtype());
-  Reducer<Op, T>(static_cast<const T*>(in.data_ptr()), kept, reduced, mean)
+  Reducer<Op, Stored<T>>(static_cast<const Stored<T>*>(in.data_ptr()), kept, reduced, mean)
       .run(static_cast<Out*>(out.data_ptr()));
 }
 

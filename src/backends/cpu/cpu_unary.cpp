@@ -5,6 +5,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
+#include "tensor/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -87,18 +88,18 @@ struct LogicalNotOp {
   }
 };
 
+// The input is read as Stored<T>: a bool as its byte, any non-zero byte true (tensor/convert.h).
 template <typename T, typename Out, typename F>
 void unary_kernel(const StridedLoop<2>& loop, F f, int64_t grain = kGrainSize) {
   loop.run(
       [f](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
         if (s[0] == sizeof(Out) && s[1] == sizeof(T)) {
           Out* out = reinterpret_cast<Out*>(p[0]);
-          const T* in = reinterpret_cast<const T*>(p[1]);
-          for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+          const Stored<T>* in = reinterpret_cast<const Stored<T>*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) out[i] = f(from_stored<T>(in[i]));
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-                f(*reinterpret_cast<const T*>(p[1] + i * s[1]));
+            *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(load<T>(p[1] + i * s[1]));
         }
       },
       grain);

@@ -14,15 +14,14 @@ struct IdentityOp {
   }
 };
 
-// static_cast, as the CPU backend converts; to bool that is v != 0 (NaN counts as true).
+// As the CPU backend converts (tensor/convert.h): to bool is v != 0 (NaN counts as true), and
+// NaN, infinities and out-of-range floats give the integer type's minimum, as on x86, where the
+// GPU's own conversion would saturate. A bool input arrives already read as its byte != 0.
 template <typename To>
 struct ConvertOp {
   template <typename From>
   __device__ __forceinline__ To operator()(From v) const {
-    if constexpr (std::is_same_v<To, bool>)
-      return v != From(0);
-    else
-      return static_cast<To>(v);
+    return convert<To>(v);
   }
 };
 

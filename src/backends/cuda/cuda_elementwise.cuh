@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "backends/cuda/cuda_loop.cuh"
+#include "tensor/convert.h"
 
 namespace tensorlet::cuda {
 
@@ -47,12 +48,19 @@ struct FlatArgs {
   bool vectorize;  // every non-scalar pointer is aligned to its vector
 };
 
-// The value of a host scalar of type T from the bits it was passed in.
+// The value of a host scalar of type T from the bits it was passed in (a bool from its byte).
 template <typename T>
 __device__ __forceinline__ T from_bits(uint64_t bits) {
-  T value;
+  Stored<T> value;
   memcpy(&value, &bits, sizeof(T));
-  return value;
+  return from_stored<T>(value);
+}
+
+// Element i of an input of type T. Inputs are read as Stored<T>: a bool byte other than 0/1 (an
+// uninitialised tensor) is true, where loading it as a bool would be undefined.
+template <typename T>
+__device__ __forceinline__ T load_at(const void* p, int64_t i) {
+  return from_stored<T>(static_cast<const Stored<T>*>(p)[i]);
 }
 
 // Operands of the strided kernel (out first); n < 2^31 so the indexer runs on 32-bit math.
@@ -80,9 +88,9 @@ struct ElementwiseBody {
     // passed a host value (`x + 1.5`), else from device memory (a 0-dim device tensor, never
     // copied to the host). It cannot alias out: the front-end copies such in-place operands.
     [[maybe_unused]] const ::cuda::std::tuple<In...> scalar{
-        (is_scalar<I>(a) ? ((a.host_mask >> I) & 1u ? from_bits<In>(a.host_bits[I])
-                                                    : *static_cast<const In*>(a.in[I]))
-                         : In{})...};
+        (is_scalar<I>(a)
+             ? ((a.host_mask >> I) & 1u ? from_bits<In>(a.host_bits[I]) : load_at<In>(a.in[I], 0))
+             : In{})...};
     int64_t start = 0;
     if constexpr (V > 1) {
       if (a.vectorize) {
@@ -100,8 +108,7 @@ struct ElementwiseBody {
       }
     }
     for (int64_t i = start + first; i < a.n; i += step)
-      out[i] = op(
-          (is_scalar<I>(a) ? ::cuda::std::get<I>(scalar) : static_cast<const In*>(a.in[I])[i])...);
+      out[i] = op((is_scalar<I>(a) ? ::cuda::std::get<I>(scalar) : load_at<In>(a.in[I], i))...);
   }
 
   template <size_t... I>
@@ -113,7 +120,7 @@ struct ElementwiseBody {
       a.ix.offsets(i, off);
       static_cast<Out*>(a.ptr[0])[off[0]] =
           op(((a.host_mask >> (I + 1)) & 1u ? from_bits<In>(a.host_bits[I + 1])
-                                            : static_cast<const In*>(a.ptr[I + 1])[off[I + 1]])...);
+                                            : load_at<In>(a.ptr[I + 1], off[I + 1]))...);
     }
   }
 
@@ -125,8 +132,17 @@ struct ElementwiseBody {
   template <typename T>
   static __device__ __forceinline__ Vec<T, V> load_vec(const void* p, bool scalar, T value,
                                                        int64_t v) {
-    if (!scalar) return static_cast<const Vec<T, V>*>(p)[v];
     Vec<T, V> r;
+    if (!scalar) {
+      if constexpr (std::is_same_v<T, Stored<T>>) {
+        return static_cast<const Vec<T, V>*>(p)[v];
+      } else {
+        const Vec<Stored<T>, V> stored = static_cast<const Vec<Stored<T>, V>*>(p)[v];
+#pragma unroll
+        for (int j = 0; j < V; ++j) r.v[j] = from_stored<T>(stored.v[j]);
+        return r;
+      }
+    }
 #pragma unroll
     for (int j = 0; j < V; ++j) r.v[j] = value;
     return r;

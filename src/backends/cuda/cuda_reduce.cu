@@ -101,10 +101,17 @@ void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
         } else {
           fail<DTypeError>(name, "expected a floating point input, got ", in.dtype());
         }
+      // On bool, max/min are any/all, which read the byte (any non-zero byte is true).
       case ReduceOp::Max:
-        return run<ExtremumOp<T, true>>(p, in, out, name);
+        if constexpr (std::is_same_v<T, bool>)
+          return run<LogicalOp<T, false>>(p, in, out, name);
+        else
+          return run<ExtremumOp<T, true>>(p, in, out, name);
       case ReduceOp::Min:
-        return run<ExtremumOp<T, false>>(p, in, out, name);
+        if constexpr (std::is_same_v<T, bool>)
+          return run<LogicalOp<T, true>>(p, in, out, name);
+        else
+          return run<ExtremumOp<T, false>>(p, in, out, name);
       case ReduceOp::All:
         return run<LogicalOp<T, true>>(p, in, out, name);
       case ReduceOp::Any:

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensor/convert.h"
+
 namespace tensorlet::cuda::reduction {
 
 template <typename T>
@@ -32,12 +34,14 @@ __host__ __device__ __forceinline__ int64_t wrap_mul(int64_t a, int64_t b) {
 template <typename T>
 using WideAcc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
 
+// Each op reads its input elements as In, which is Stored<T>: a bool as its byte, any non-zero
+// byte true (tensor/convert.h), as loading a byte other than 0/1 as a bool is undefined.
 // Each op also names `Partial`: the op that folds accumulators of the first pass of a split
 // reduction (its In is this op's Acc). Ops with the same accumulator share one, so split
 // reductions do not double the kernels compiled.
 template <typename T, bool kProd>
 struct ArithmeticOp {
-  using In = T;
+  using In = Stored<T>;
   using Acc = WideAcc<T>;
   using Out = Acc;
   using Partial = ArithmeticOp<Acc, kProd>;
@@ -48,8 +52,8 @@ struct ArithmeticOp {
     else
       return kProd ? wrap_mul(a, b) : wrap_add(a, b);
   }
-  static __host__ __device__ __forceinline__ Acc step(Acc a, T v, int64_t) {
-    return combine(a, static_cast<Acc>(v));
+  static __host__ __device__ __forceinline__ Acc step(Acc a, In v, int64_t) {
+    return combine(a, static_cast<Acc>(from_stored<T>(v)));
   }
   // mean_divisor > 0 turns a float sum into a mean (divided in double, as the CPU does).
   static __host__ __device__ __forceinline__ Out finalize(Acc a,
@@ -64,9 +68,11 @@ using SumOp = ArithmeticOp<T, false>;
 template <typename T>
 using ProdOp = ArithmeticOp<T, true>;
 
-// max/min: a NaN wins (no comparison replaces it once held); on bool they are any/all.
+// max/min: a NaN wins (no comparison replaces it once held). Bool max/min run as any/all
+// (LogicalOp), so In is T here.
 template <typename T, bool kMax>
 struct ExtremumOp {
+  static_assert(!std::is_same_v<T, bool>, "bool max/min are LogicalOp");
   using In = T;
   using Acc = T;
   using Out = T;
@@ -88,19 +94,20 @@ struct ExtremumOp {
   static __host__ __device__ __forceinline__ Out finalize(Acc a, double) { return a; }
 };
 
-// all/any of any dtype: an element counts as true when it is not zero (NaN is true).
-template <typename T, bool kAll>
+// all/any of any dtype: an element counts as true when it is not zero (NaN is true; a bool is
+// read as its byte). InT is only given for the partials pass, which reads the bools it wrote.
+template <typename T, bool kAll, typename InT = Stored<T>>
 struct LogicalOp {
-  using In = T;
+  using In = InT;
   using Acc = bool;
   using Out = bool;
-  using Partial = LogicalOp<bool, kAll>;
+  using Partial = LogicalOp<bool, kAll, bool>;
   static __host__ __device__ __forceinline__ Acc identity() { return kAll; }
   static __host__ __device__ __forceinline__ Acc combine(Acc a, Acc b) {
     return kAll ? (a && b) : (a || b);
   }
-  static __host__ __device__ __forceinline__ Acc step(Acc a, T v, int64_t) {
-    return combine(a, v != T(0));
+  static __host__ __device__ __forceinline__ Acc step(Acc a, In v, int64_t) {
+    return combine(a, v != In(0));
   }
   static __host__ __device__ __forceinline__ Out finalize(Acc a, double) { return a; }
 };
@@ -135,7 +142,7 @@ struct ArgPartialOp;
 
 template <typename T, bool kMax>
 struct ArgOp {
-  using In = T;
+  using In = Stored<T>;
   using Acc = ArgAcc<T>;
   using Out = int64_t;
   using Partial = ArgPartialOp<T, kMax>;
@@ -143,8 +150,8 @@ struct ArgOp {
   static __host__ __device__ __forceinline__ Acc combine(Acc a, Acc b) {
     return ArgBest<T, kMax>::combine(a, b);
   }
-  static __host__ __device__ __forceinline__ Acc step(Acc a, T v, int64_t position) {
-    return combine(a, Acc{v, position});
+  static __host__ __device__ __forceinline__ Acc step(Acc a, In v, int64_t position) {
+    return combine(a, Acc{from_stored<T>(v), position});
   }
   static __host__ __device__ __forceinline__ Out finalize(Acc a, double) { return a.index; }
 };
