@@ -4,7 +4,10 @@
 #include <iostream>
 #include <string>
 
+#include "fuzz/dump.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/generator.h"
+#include "fuzz/reference.h"
 
 namespace {
 
@@ -13,6 +16,8 @@ int usage(int rc) {
                "               [--check NAME]... [--reports N]\n"
                "  --device cuda|both  run every case on the CPU (against the reference) and on\n"
                "                      cuda:0 (against the reference and the CPU)\n"
+               "  --dump              print the cases and the reference's results as JSON lines\n"
+               "                      instead (for tests/fuzz/torch_check.py)\n"
                "  --check NAME        also fuzz a known-bug family (skipped by default); 'all'\n"
                "                      for every one; --known NAME skips it again. Families:";
   for (const auto& n : fuzz::known_names()) std::cerr << " " << n;
@@ -33,11 +38,16 @@ bool parse_int(const char* s, int64_t& out) {
 int main(int argc, char** argv) {
   fuzz::Options o;
   o.cases = 10000;
+  bool dump = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
     int64_t n = 0;
     if (a == "-h" || a == "--help") return usage(0);
+    if (a == "--dump") {
+      dump = true;
+      continue;
+    }
     if (!v) return usage(2);
     ++i;
     if (a == "--cases" && parse_int(v, n))
@@ -63,6 +73,14 @@ int main(int argc, char** argv) {
     } else {
       return usage(2);
     }
+  }
+  if (dump) {  // the reference's view of each case, for checking the reference against torch
+    for (int64_t i = o.first; i < o.first + o.cases; ++i) {
+      const fuzz::Case c = fuzz::generate_case(fuzz::case_seed(o.seed, i), o.known);
+      const fuzz::RefResult ref = fuzz::run_reference(c, o.known);
+      if (!ref.skip) fuzz::dump_case(std::cout, i, c, ref);
+    }
+    return 0;
   }
   std::cout << "tl_fuzz: seed " << o.seed << ", cases " << o.first << ".." << o.first + o.cases - 1
             << ", device " << (o.device.is_cuda() ? "cpu and cuda:0" : "cpu") << "\n";

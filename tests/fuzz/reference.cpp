@@ -435,6 +435,9 @@ void run_clamp(Ctx& x) {
     if (o.tensor) shapes.push_back(o.t.shape);
   }
   const DType d = result_type(ptrs);
+  // torch clamps bools only after promotion by a number bound; in bool it raises (for tensor
+  // bounds only when both are given: an accident of its kernels, we raise for every bool clamp).
+  if (d == tl::kBool) throw Raise{"clamp computed in bool"};
   Dims shape = broadcast(shapes);
   HostArray& out = x.res.out;
   out = {d, shape, std::vector<V>(numel_of(shape))};
