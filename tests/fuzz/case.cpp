@@ -53,7 +53,11 @@ const char* op_name(Op op) {
                                       "reshape",
                                       "view",
                                       "copy_",
-                                      "fill_"};
+                                      "fill_",
+                                      "add_",
+                                      "sub_",
+                                      "mul_",
+                                      "div_"};
   static_assert(sizeof(names) / sizeof(names[0]) == kOpCount);
   return names[static_cast<int>(op)];
 }

@@ -63,12 +63,23 @@ enum class Op {
   View,
   Copy,
   Fill,
+  // in place: self (a view) op= other (tensor or number)
+  AddInplace,
+  SubInplace,
+  MulInplace,
+  DivInplace,
 };
-inline constexpr int kOpCount = static_cast<int>(Op::Fill) + 1;
+inline constexpr int kOpCount = static_cast<int>(Op::DivInplace) + 1;
 const char* op_name(Op op);
 inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalOr; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
+inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
+// The out-of-place op an in-place op applies.
+inline Op inplace_base(Op op) {
+  return static_cast<Op>(static_cast<int>(Op::Add) +
+                         (static_cast<int>(op) - static_cast<int>(Op::AddInplace)));
+}
 
 enum class ViewKind { Transpose, Permute, Slice, Expand, AsStrided, Unsqueeze, Select };
 

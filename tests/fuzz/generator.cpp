@@ -60,6 +60,15 @@ V random_value(Rng& r, DType d, Profile p) {
   return v;
 }
 
+// A shape above the CPU backend's parallel grain (32 768 elements), so its threaded paths run.
+Dims large_shape(Rng& r) {
+  Dims s(r.uniform(1, 4));
+  for (auto& x : s) x = r.uniform(1, 6);
+  const int64_t target = r.uniform(32768, 90000);
+  while (numel_of(s) < target) s[r.uniform(0, static_cast<int64_t>(s.size()) - 1)] *= 2;
+  return s;
+}
+
 Dims random_shape(Rng& r, int64_t max_nd = 6, int64_t max_numel = 192) {
   const int weights[] = {8, 22, 25, 20, 12, 7, 6};
   int64_t total = 0;
@@ -96,7 +105,8 @@ std::vector<V> random_values(Rng& r, DType d, int64_t n, Profile p) {
 }
 
 struct InputOpts {
-  bool alias = true;  // expand and as_strided allowed (views whose elements repeat)
+  bool alias = true;       // expand and as_strided allowed (views whose elements repeat)
+  bool as_strided = true;  // as_strided allowed (off for destinations: it may overlap itself)
   Profile profile = Profile::Normal;
   int64_t max_steps = 3;
 };
@@ -113,7 +123,7 @@ Input make_input(Rng& r, DType d, const Dims& want, const Known& known, InputOpt
     ViewStep st{};
     int kind = static_cast<int>(r.uniform(0, 6));
     if (nd == 0 && kind != 3 && kind != 4 && kind != 6) kind = 6;
-    if (!o.alias && (kind == 3 || kind == 4)) kind = 2;
+    if ((!o.alias && (kind == 3 || kind == 4)) || (!o.as_strided && kind == 4)) kind = 2;
     if (nd == 0 && kind == 2) kind = 6;
     Dims pre = cur;
     bool terminal = false;
@@ -281,13 +291,16 @@ Case generate_case(uint64_t seed, const Known& known) {
   Case c;
   c.op = random_op(r);
   const Op op = c.op;
+  // A few cases are large (threaded paths); prod stays small (its float products would overflow).
+  const bool large = op != Op::Prod && r.chance(0.03);
+  auto shape = [&] { return large ? large_shape(r) : random_shape(r); };
   if (is_unary(op) || op == Op::To || op == Op::Clone || op == Op::Contiguous) {
     DType d = random_dtype(r);
     if (known.bool_math && op == Op::Abs && d == tl::kBool) d = tl::kInt64;
-    c.inputs.push_back(make_input(r, d, random_shape(r), known));
+    c.inputs.push_back(make_input(r, d, shape(), known));
     c.target = random_dtype(r);
   } else if (is_binary(op) || op == Op::Where || op == Op::Clamp) {
-    Dims out = random_shape(r);
+    Dims out = shape();
     DType da = random_dtype(r);
     DType db = r.chance(0.6) ? da : random_dtype(r);
     if (op == Op::Pow && known.pow_bool) {
@@ -335,8 +348,8 @@ Case generate_case(uint64_t seed, const Known& known) {
     DType d = op == Op::Mean && r.chance(0.8) ? random_float_dtype(r) : random_dtype(r);
     if (known.bool_math && (op == Op::Argmax || op == Op::Argmin) && d == tl::kBool) d = tl::kInt32;
     Profile p = op == Op::Prod ? Profile::Small : Profile::Normal;
-    Dims s = random_shape(r, 6, op == Op::Prod ? 48 : 192);
-    c.inputs.push_back(make_input(r, d, s, known, {true, p}));
+    Dims s = op == Op::Prod ? random_shape(r, 6, 48) : shape();
+    c.inputs.push_back(make_input(r, d, s, known, {true, true, p}));
     c.keepdim = r.chance(0.5);
     if (op == Op::Argmax || op == Op::Argmin) {
       if (r.chance(0.7)) {
@@ -350,7 +363,9 @@ Case generate_case(uint64_t seed, const Known& known) {
   } else if (op == Op::Matmul) {
     DType d = random_nonbool_dtype(r);
     DType db = r.chance(0.93) ? d : random_dtype(r);
-    const int64_t m = r.uniform(0, 4), k = r.uniform(0, 4), n = r.uniform(0, 4);
+    // Up to 4x4x4 the CPU backend runs a direct loop; larger products go through Eigen.
+    const int64_t hi = r.chance(0.3) ? 16 : 4;
+    const int64_t m = r.uniform(0, hi), k = r.uniform(0, hi), n = r.uniform(0, hi);
     const int64_t na = r.uniform(1, 4), nb = r.uniform(1, 4);
     Dims batch = random_shape(r, std::max(na, nb) - 2 > 0 ? std::max(na, nb) - 2 : 0, 12);
     auto shape_of = [&](int64_t nd, bool left) {
@@ -366,8 +381,8 @@ Case generate_case(uint64_t seed, const Known& known) {
       return s;
     };
     Profile p = (is_float(d) || known.int_matmul_overflow) ? Profile::Small : Profile::Normal;
-    c.inputs.push_back(make_input(r, d, shape_of(na, true), known, {true, p}));
-    c.inputs.push_back(make_input(r, db, shape_of(nb, false), known, {true, p}));
+    c.inputs.push_back(make_input(r, d, shape_of(na, true), known, {true, true, p}));
+    c.inputs.push_back(make_input(r, db, shape_of(nb, false), known, {true, true, p}));
   } else if (op == Op::Cat || op == Op::Stack) {
     Dims s = random_shape(r, 4, 64);
     if (op == Op::Cat && s.empty() && r.chance(0.9)) s = {2};
@@ -384,7 +399,7 @@ Case generate_case(uint64_t seed, const Known& known) {
       c.inputs.push_back(make_input(r, r.chance(0.7) ? tl::kFloat32 : random_dtype(r), t, known));
     }
   } else if (op == Op::IndexSelect || op == Op::Gather) {
-    Dims s = random_shape(r, 4, 64);
+    Dims s = large ? large_shape(r) : random_shape(r, 4, 64);
     if (s.empty()) s = {3};
     const int64_t nd = static_cast<int64_t>(s.size());
     c.dim = r.uniform(-nd, nd - 1);
@@ -414,7 +429,7 @@ Case generate_case(uint64_t seed, const Known& known) {
     }
     c.inputs.push_back(index);
   } else if (op == Op::MaskedSelect) {
-    Dims out = random_shape(r);
+    Dims out = shape();
     bool mask_first = r.chance(0.5);
     Dims sa = mask_first ? partner_shape(r, out) : out,
          sm = mask_first ? out : partner_shape(r, out);
@@ -426,14 +441,23 @@ Case generate_case(uint64_t seed, const Known& known) {
     c.inputs.push_back(make_input(r, random_dtype(r), s, known));
     do c.dims = random_target_shape(r, numel_of(s));
     while (known.zero_d_view && c.dims.empty());
-  } else if (op == Op::Copy || op == Op::Fill) {
-    Dims s = random_shape(r);
+  } else if (is_inplace(op)) {
+    Dims s = shape();
     InputOpts o;
     o.alias = r.chance(0.1);  // expanded destinations must be refused
+    o.as_strided = false;     // overlapping ones are not fuzzed: their result depends on order
     c.inputs.push_back(make_input(r, random_dtype(r), s, known, o));
-    if (c.inputs[0].views.size() && c.inputs[0].views[0].kind == ViewKind::AsStrided) {
-      c.inputs[0] = make_input(r, c.inputs[0].dtype, s, known, {false});
-    }
+    c.form = r.chance(0.6) ? Form::TT : Form::TS;
+    if (c.form == Form::TT)  // a separate tensor: in-place ops on overlapping memory are not fuzzed
+      c.inputs.push_back(make_input(r, random_dtype(r), partner_shape(r, s), known));
+    else
+      c.scalars.push_back(random_scalar(r));
+  } else if (op == Op::Copy || op == Op::Fill) {
+    Dims s = shape();
+    InputOpts o;
+    o.alias = r.chance(0.1);  // expanded destinations must be refused
+    o.as_strided = false;     // overlapping ones are not fuzzed: their result depends on order
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known, o));
     if (op == Op::Copy) {
       c.inputs.push_back(make_input(r, random_dtype(r), partner_shape(r, s), known));
     } else {

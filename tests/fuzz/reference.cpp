@@ -311,15 +311,13 @@ void run_binary(Ctx& x) {
   HostArray& out = x.res.out;
   out = {out_dtype, shape, std::vector<V>(numel_of(shape))};
   for (int64_t i = 0; i < numel_of(shape); ++i) {
-    if (logical) {  // torch's logical ops test each operand's own value for non-zero
-      bool va = a.tensor ? nonzero(a.at(i, shape), a.t.dtype)
-                         : nonzero(cast_scalar(a.s, a.dtype()), a.dtype());
-      bool vb = b.tensor ? nonzero(b.at(i, shape), b.t.dtype)
-                         : nonzero(cast_scalar(b.s, b.dtype()), b.dtype());
-      out.v[i].i = op == Op::LogicalAnd ? (va && vb) : (va || vb);
+    V va = cast_operand(a, i, shape, compute), vb = cast_operand(b, i, shape, compute);
+    if (logical) {  // as torch: non-zero after conversion to the promoted dtype (int64 2^32 in an
+                    // int32 computation is 0, so false)
+      const bool ta = nonzero(va, compute), tb = nonzero(vb, compute);
+      out.v[i].i = op == Op::LogicalAnd ? (ta && tb) : (ta || tb);
       continue;
     }
-    V va = cast_operand(a, i, shape, compute), vb = cast_operand(b, i, shape, compute);
     out.v[i] = finish(binary_value(op, va, vb, compute), out_dtype);
   }
   if (op == Op::Pow) x.res.rtol = float_tol(compute, 1e-5, 1e-12);
@@ -881,6 +879,42 @@ void run_write(Ctx& x) {
   x.res.out = {dst.dtype, dst.base_shape, base};
 }
 
+// torch.can_cast: no floating -> integral and no non-bool -> bool.
+bool can_cast(DType from, DType to) {
+  if (is_float(from)) return is_float(to);
+  if (from != tl::kBool) return to != tl::kBool;
+  return true;
+}
+
+// self op= other: computed in the promoted dtype, cast back to self's dtype, written through the
+// view.
+void run_inplace(Ctx& x) {
+  const Op op = inplace_base(x.c.op);
+  const Input& dst = x.c.inputs[0];
+  const Geom& g = x.geom[0];
+  const Operand self = tensor_operand(x.in[0]);
+  const Operand other =
+      x.c.form == Form::TT ? tensor_operand(x.in[1]) : scalar_operand(x.c.scalars[0]);
+  DType compute = result_type({&self, &other});
+  if (op == Op::Sub && (self.dtype() == tl::kBool || other.dtype() == tl::kBool))
+    throw Raise{"subtraction with a bool operand"};
+  if (op == Op::Div && !is_float(compute)) compute = tl::kFloat32;
+  if (!can_cast(compute, dst.dtype)) throw Raise{"result type can't be cast to self's dtype"};
+  if (other.tensor && broadcast({g.shape, other.t.shape}) != g.shape)
+    throw Raise{"other does not broadcast to self's shape"};
+  for (size_t k = 0; k < g.shape.size(); ++k)
+    if (g.strides[k] == 0 && g.shape[k] > 1) throw Raise{"write into a broadcast view"};
+  std::vector<V> base = dst.values;
+  for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
+    const V a = cast_operand(self, flat, g.shape, compute),
+            b = cast_operand(other, flat, g.shape, compute);
+    const V r = finish(binary_value(op, a, b, compute), compute);
+    base[offset_of(g, idx)] = cast_value(r, compute, dst.dtype);
+  });
+  x.res.out = {dst.dtype, dst.base_shape, base};
+  if (op == Op::Div) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+}
+
 }  // namespace
 
 bool input_geom(const Input& in, Geom& g) {
@@ -1038,6 +1072,8 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_reshape(x);
     else if (op == Op::Copy || op == Op::Fill)
       run_write(x);
+    else if (is_inplace(op))
+      run_inplace(x);
     else if (op == Op::To) {
       if (known.float_to_int && hits_float_to_int(x.in[0], c.target)) {
         res.skip = true;

@@ -169,10 +169,13 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
     os << "in0." << op_name(op) << "(" << list(c.dims) << ")";
   } else if (op == Op::Copy) {
     os << "in0.copy_(in1);  // then look at base0";
+  } else if (is_inplace(op)) {
+    os << "in0." << op_name(op) << "(" << (c.form == Form::TT ? std::string("in1") : s())
+       << ");  // then look at base0";
   } else if (op == Op::Fill) {
     os << "in0.fill_(" << s() << ");  // then look at base0";
   }
-  if (op != Op::Copy && op != Op::Fill) os << ";";
+  if (op != Op::Copy && op != Op::Fill && !is_inplace(op)) os << ";";
   os << "\n  std::cout << out << \"\\n\";\n}\n";
 }
 

@@ -267,6 +267,18 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       dst.fill_(sc(0));
       return in[0].base;
     }
+    case Op::AddInplace:
+    case Op::SubInplace:
+    case Op::MulInplace:
+    case Op::DivInplace: {
+      tl::Tensor self = in[0].view;
+      const bool tensor = c.form == Form::TT;
+      if (op == Op::AddInplace) tensor ? self.add_(t(1)) : self.add_(sc(0));
+      if (op == Op::SubInplace) tensor ? self.sub_(t(1)) : self.sub_(sc(0));
+      if (op == Op::MulInplace) tensor ? self.mul_(t(1)) : self.mul_(sc(0));
+      if (op == Op::DivInplace) tensor ? self.div_(t(1)) : self.div_(sc(0));
+      return in[0].base;
+    }
     default:
       return {};
   }

@@ -127,12 +127,14 @@ def run(c):
         return getattr(ins[0], op)()
     if op in ("reshape", "view"):
         return getattr(ins[0], op)(c["dims"])
+    if op in ("add_", "sub_", "mul_", "div_"):
+        getattr(ins[0], op)(ins[1] if form == "TT" else sc[0])
     base = ins[0]
     while base._base is not None:
         base = base._base
     if op == "copy_":
         ins[0].copy_(ins[1])
-    else:
+    elif op == "fill_":
         ins[0].fill_(sc[0])
     return base.reshape(c["inputs"][0]["base_shape"])
 
