@@ -1,0 +1,98 @@
+// Names of ops and of the known-bug families.
+#include "fuzz/case.h"
+
+namespace fuzz {
+
+const char* op_name(Op op) {
+  static const char* const names[] = {"neg",
+                                      "abs",
+                                      "exp",
+                                      "log",
+                                      "sqrt",
+                                      "sin",
+                                      "cos",
+                                      "tanh",
+                                      "sigmoid",
+                                      "relu",
+                                      "logical_not",
+                                      "add",
+                                      "sub",
+                                      "mul",
+                                      "div",
+                                      "pow",
+                                      "maximum",
+                                      "minimum",
+                                      "gt",
+                                      "lt",
+                                      "ge",
+                                      "le",
+                                      "eq",
+                                      "ne",
+                                      "logical_and",
+                                      "logical_or",
+                                      "where",
+                                      "clamp",
+                                      "sum",
+                                      "mean",
+                                      "prod",
+                                      "max",
+                                      "min",
+                                      "argmax",
+                                      "argmin",
+                                      "any",
+                                      "all",
+                                      "matmul",
+                                      "cat",
+                                      "stack",
+                                      "index_select",
+                                      "gather",
+                                      "masked_select",
+                                      "to",
+                                      "clone",
+                                      "contiguous",
+                                      "reshape",
+                                      "view",
+                                      "copy_",
+                                      "fill_",
+                                      "add_",
+                                      "sub_",
+                                      "mul_",
+                                      "div_"};
+  static_assert(sizeof(names) / sizeof(names[0]) == kOpCount);
+  return names[static_cast<int>(op)];
+}
+
+namespace {
+struct Family {
+  const char* name;
+  bool Known::*flag;
+};
+constexpr Family kFamilies[] = {
+    {"bool_bytes", &Known::bool_bytes},
+    {"gather_int32", &Known::gather_int32},
+    {"zero_d_view", &Known::zero_d_view},
+    {"float_to_int", &Known::float_to_int},
+    {"int_matmul_overflow", &Known::int_matmul_overflow},
+    {"fill_range", &Known::fill_range},
+    {"bool_math", &Known::bool_math},
+    {"pow_bool", &Known::pow_bool},
+};
+}  // namespace
+
+bool set_known(Known& known, const std::string& name, bool on) {
+  bool found = false;
+  for (const Family& f : kFamilies)
+    if (name == "all" || name == f.name) {
+      known.*f.flag = on;
+      found = true;
+    }
+  return found;
+}
+
+std::vector<std::string> known_names() {
+  std::vector<std::string> v;
+  for (const Family& f : kFamilies) v.push_back(f.name);
+  return v;
+}
+
+}  // namespace fuzz

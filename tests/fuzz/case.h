@@ -1,0 +1,140 @@
+// A fuzz case: inputs (base values plus a chain of views), the op with its arguments, and flags.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/host.h"
+
+namespace fuzz {
+
+enum class Op {
+  // unary
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  LogicalNot,
+  // binary (tensor/tensor, tensor/scalar, scalar/tensor)
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  Gt,
+  Lt,
+  Ge,
+  Le,
+  Eq,
+  Ne,
+  LogicalAnd,
+  LogicalOr,
+  Where,
+  Clamp,
+  // reductions
+  Sum,
+  Mean,
+  Prod,
+  Max,
+  Min,
+  Argmax,
+  Argmin,
+  Any,
+  All,
+  Matmul,
+  Cat,
+  Stack,
+  IndexSelect,
+  Gather,
+  MaskedSelect,
+  To,
+  Clone,
+  Contiguous,
+  Reshape,
+  View,
+  Copy,
+  Fill,
+  // in place: self (a view) op= other (tensor or number)
+  AddInplace,
+  SubInplace,
+  MulInplace,
+  DivInplace,
+};
+inline constexpr int kOpCount = static_cast<int>(Op::DivInplace) + 1;
+const char* op_name(Op op);
+inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
+inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalOr; }
+inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
+inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
+// The out-of-place op an in-place op applies.
+inline Op inplace_base(Op op) {
+  return static_cast<Op>(static_cast<int>(Op::Add) +
+                         (static_cast<int>(op) - static_cast<int>(Op::AddInplace)));
+}
+
+enum class ViewKind { Transpose, Permute, Slice, Expand, AsStrided, Unsqueeze, Select };
+
+struct ViewStep {
+  ViewKind kind;
+  Dims a, b;      // permutation / expand or as_strided shape; as_strided strides
+  int64_t x = 0;  // dim (transpose dim0, slice, unsqueeze, select); as_strided offset
+  int64_t y = 0;  // transpose dim1; slice start; select index
+  int64_t z = 0;  // slice end
+  int64_t w = 1;  // slice step
+};
+
+// An input tensor: a contiguous base of `base_shape` filled with `values`, then `views` applied.
+struct Input {
+  DType dtype = tl::kFloat32;
+  Dims base_shape;
+  std::vector<V> values;
+  std::vector<ViewStep> views;
+  std::vector<uint8_t> bool_bytes;  // when non-empty: the raw bytes of a bool base (any value)
+};
+
+// A Python-style number operand.
+struct ScalarArg {
+  tl::DTypeKind kind = tl::DTypeKind::Integer;
+  V v;
+};
+
+enum class Form { TT, TS, ST, SS };  // which operands of a binary/where/clamp are tensors
+
+struct Case {
+  Op op = Op::Add;
+  std::vector<Input> inputs;
+  std::vector<ScalarArg> scalars;
+  Form form = Form::TT;
+  bool has_lo = true, has_hi = true;  // clamp bounds
+  Dims dims;                          // reduction dims; reshape/view target shape
+  std::optional<int64_t> dim;         // argmax/argmin/cat/stack/index_select/gather dim
+  bool keepdim = false;
+  DType target = tl::kFloat32;  // to(dtype)
+};
+
+// The case families of bugs that were known when the fuzzer was written. All are fixed, so every
+// family is fuzzed by default; `--known NAME` skips one again while a regression is chased.
+struct Known {
+  bool bool_bytes = false;           // bool tensors holding bytes other than 0/1
+  bool gather_int32 = false;         // gather with int32 indices
+  bool zero_d_view = false;          // view/reshape of and to 0-d tensors
+  bool float_to_int = false;         // NaN/inf/out-of-range floats converted to an integer dtype
+  bool int_matmul_overflow = false;  // integer matmul whose products or sums overflow
+  bool fill_range = false;           // fill_ with a value outside the dtype's range
+  bool bool_math = false;            // abs/argmax/argmin/clamp on bool tensors
+  bool pow_bool = false;             // pow with a bool operand
+};
+// Sets the flag NAME to `on`; false when there is no such family ("all" names every one).
+bool set_known(Known& known, const std::string& name, bool on);
+std::vector<std::string> known_names();
+
+}  // namespace fuzz

@@ -1,0 +1,481 @@
+// Random shapes, views, dtypes, values and ops for the differential fuzzer.
+#include "fuzz/generator.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fuzz {
+namespace {
+
+constexpr DType kDTypes[] = {tl::kBool, tl::kInt32, tl::kInt64, tl::kFloat32, tl::kFloat64};
+
+DType random_dtype(Rng& r) { return kDTypes[r.uniform(0, 4)]; }
+DType random_float_dtype(Rng& r) { return r.chance(0.5) ? tl::kFloat32 : tl::kFloat64; }
+DType random_nonbool_dtype(Rng& r) { return kDTypes[r.uniform(1, 4)]; }
+
+enum class Profile { Normal, Small };
+
+V random_value(Rng& r, DType d, Profile p) {
+  V v;
+  if (d == tl::kBool) {
+    v.i = r.uniform(0, 1);
+  } else if (d == tl::kInt32 || d == tl::kInt64) {
+    const bool i32 = d == tl::kInt32;
+    const int64_t lo = i32 ? INT32_MIN : INT64_MIN, hi = i32 ? INT32_MAX : INT64_MAX;
+    if (p == Profile::Small) {
+      v.i = r.uniform(-3, 3);
+    } else {
+      double u = r.real();
+      if (u < 0.85)
+        v.i = r.uniform(-5, 5);
+      else if (u < 0.95)
+        v.i = r.uniform(-1000, 1000);
+      else {
+        const int64_t ext[] = {lo, hi, lo + 1, hi - 1};
+        v.i = ext[r.uniform(0, 3)];
+      }
+    }
+  } else {
+    if (p == Profile::Small) {
+      v.f = static_cast<double>(r.uniform(-6, 6)) / 4;
+    } else {
+      double u = r.real();
+      if (u < 0.8)
+        v.f = static_cast<double>(r.uniform(-32, 32)) / 8;
+      else if (u < 0.95)
+        v.f = (r.real() - 0.5) * 6;
+      else {
+        const double sp[] = {0.0,
+                             -0.0,
+                             100.0,
+                             1e-3,
+                             std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity()};
+        v.f = sp[r.uniform(0, 6)];
+      }
+    }
+    if (d == tl::kFloat32) v.f = static_cast<float>(v.f);
+  }
+  return v;
+}
+
+// A shape above the CPU backend's parallel grain (32 768 elements), so its threaded paths run.
+Dims large_shape(Rng& r) {
+  Dims s(r.uniform(1, 4));
+  for (auto& x : s) x = r.uniform(1, 6);
+  const int64_t target = r.uniform(32768, 90000);
+  while (numel_of(s) < target) s[r.uniform(0, static_cast<int64_t>(s.size()) - 1)] *= 2;
+  return s;
+}
+
+Dims random_shape(Rng& r, int64_t max_nd = 6, int64_t max_numel = 192) {
+  const int weights[] = {8, 22, 25, 20, 12, 7, 6};
+  int64_t total = 0;
+  for (int64_t k = 0; k <= max_nd; ++k) total += weights[k];
+  int64_t pick = r.uniform(0, total - 1), nd = 0;
+  while (pick >= weights[nd]) pick -= weights[nd++];
+  Dims s(nd);
+  for (auto& x : s) {
+    double u = r.real();
+    x = u < 0.04 ? 0 : u < 0.26 ? 1 : r.uniform(2, 5);
+  }
+  while (numel_of(s) > max_numel) *std::max_element(s.begin(), s.end()) -= 1;
+  return s;
+}
+
+// A shape that broadcasts with `out` to `out` (rarely one that does not).
+Dims partner_shape(Rng& r, const Dims& out, double bad = 0.04) {
+  int64_t drop = out.empty() ? 0 : r.uniform(0, static_cast<int64_t>(out.size()));
+  if (r.chance(0.5)) drop = 0;
+  Dims s(out.begin() + drop, out.end());
+  for (auto& x : s)
+    if (r.chance(0.25)) x = 1;
+  if (r.chance(bad) && !s.empty()) {
+    int64_t d = r.uniform(0, static_cast<int64_t>(s.size()) - 1);
+    s[d] = s[d] + 2;
+  }
+  return s;
+}
+
+std::vector<V> random_values(Rng& r, DType d, int64_t n, Profile p) {
+  std::vector<V> v(n);
+  for (auto& x : v) x = random_value(r, d, p);
+  return v;
+}
+
+struct InputOpts {
+  bool alias = true;       // expand and as_strided allowed (views whose elements repeat)
+  bool as_strided = true;  // as_strided allowed (off for destinations: it may overlap itself)
+  Profile profile = Profile::Normal;
+  int64_t max_steps = 3;
+};
+
+// An input whose final view has shape `want`: the view chain is built backwards from it.
+Input make_input(Rng& r, DType d, const Dims& want, const Known& known, InputOpts o = {}) {
+  Input in;
+  in.dtype = d;
+  Dims cur = want;
+  std::vector<ViewStep> steps;
+  int64_t n = r.chance(0.35) ? 0 : r.uniform(1, o.max_steps);
+  for (int64_t s = 0; s < n; ++s) {
+    const int64_t nd = static_cast<int64_t>(cur.size());
+    ViewStep st{};
+    int kind = static_cast<int>(r.uniform(0, 6));
+    if (nd == 0 && kind != 3 && kind != 4 && kind != 6) kind = 6;
+    if ((!o.alias && (kind == 3 || kind == 4)) || (!o.as_strided && kind == 4)) kind = 2;
+    if (nd == 0 && kind == 2) kind = 6;
+    Dims pre = cur;
+    bool terminal = false;
+    switch (kind) {
+      case 0: {  // transpose
+        st.kind = ViewKind::Transpose;
+        st.x = r.uniform(0, nd - 1);
+        st.y = r.uniform(0, nd - 1);
+        std::swap(pre[st.x], pre[st.y]);
+        if (r.chance(0.3)) st.x -= nd;
+        break;
+      }
+      case 1: {  // permute: result[i] = pre[p[i]]
+        st.kind = ViewKind::Permute;
+        st.a.resize(nd);
+        std::iota(st.a.begin(), st.a.end(), 0);
+        for (int64_t i = nd - 1; i > 0; --i) std::swap(st.a[i], st.a[r.uniform(0, i)]);
+        for (int64_t i = 0; i < nd; ++i) pre[st.a[i]] = cur[i];
+        break;
+      }
+      case 2: {  // slice with a step
+        st.kind = ViewKind::Slice;
+        st.x = r.uniform(0, nd - 1);
+        st.w = r.uniform(1, 3);
+        st.y = r.uniform(0, 2);
+        const int64_t len = cur[st.x];
+        st.z = len > 0 ? st.y + (len - 1) * st.w + 1 : st.y;
+        pre[st.x] = st.z + r.uniform(0, 2);
+        if (r.chance(0.3)) st.y -= pre[st.x];  // a negative start
+        break;
+      }
+      case 3: {  // expand from size-1 (and missing leading) dims
+        st.kind = ViewKind::Expand;
+        st.a = cur;
+        int64_t lead = r.chance(0.3) && nd > 0 ? r.uniform(0, nd) : 0;
+        pre.assign(cur.begin() + lead, cur.end());
+        for (auto& x : pre)
+          if (r.chance(0.4)) x = 1;
+        for (int64_t i = lead; i < nd; ++i)
+          if (pre[i - lead] == cur[i] && r.chance(0.3)) st.a[i] = -1;
+        break;
+      }
+      case 4: {  // as_strided on the storage: strides may overlap, within bounds (terminal)
+        st.kind = ViewKind::AsStrided;
+        st.a = cur;
+        st.b.resize(nd);
+        int64_t reach = 0;
+        for (int64_t i = 0; i < nd; ++i) {
+          st.b[i] = r.uniform(0, 6);
+          reach += std::max<int64_t>(cur[i] - 1, 0) * st.b[i];
+        }
+        st.x = r.uniform(0, 3);
+        pre = {numel_of(cur) == 0 ? st.x + r.uniform(0, 2) : st.x + reach + 1 + r.uniform(0, 2)};
+        terminal = true;
+        break;
+      }
+      case 5: {  // unsqueeze: needs a size-1 dim
+        std::vector<int64_t> ones;
+        for (int64_t i = 0; i < nd; ++i)
+          if (cur[i] == 1) ones.push_back(i);
+        if (ones.empty()) continue;
+        st.kind = ViewKind::Unsqueeze;
+        st.x = ones[r.uniform(0, static_cast<int64_t>(ones.size()) - 1)];
+        pre.erase(pre.begin() + st.x);
+        break;
+      }
+      default: {  // select
+        st.kind = ViewKind::Select;
+        st.x = r.uniform(0, nd);
+        int64_t size = r.uniform(1, 3);
+        st.y = r.uniform(0, size - 1);
+        if (r.chance(0.3)) st.y -= size;
+        pre.insert(pre.begin() + st.x, size);
+        break;
+      }
+    }
+    steps.insert(steps.begin(), st);
+    cur = pre;
+    if (terminal) break;
+  }
+  in.views = steps;
+  in.base_shape = cur;
+  in.values = random_values(r, d, numel_of(cur), o.profile);
+  if (d == tl::kBool && !known.bool_bytes && r.chance(0.15)) {
+    in.bool_bytes.resize(in.values.size());
+    for (size_t i = 0; i < in.values.size(); ++i) {
+      in.bool_bytes[i] =
+          static_cast<uint8_t>(r.uniform(0, 3) == 0 ? r.uniform(2, 255) : r.uniform(0, 1));
+      in.values[i].i = in.bool_bytes[i];
+    }
+  }
+  return in;
+}
+
+ScalarArg random_scalar(Rng& r, std::optional<tl::DTypeKind> kind = std::nullopt) {
+  ScalarArg s;
+  int k = kind ? static_cast<int>(*kind) : static_cast<int>(r.uniform(0, 2));
+  s.kind = static_cast<tl::DTypeKind>(k);
+  if (s.kind == tl::DTypeKind::Bool)
+    s.v.i = r.uniform(0, 1);
+  else if (s.kind == tl::DTypeKind::Integer)
+    s.v.i = r.chance(0.9) ? r.uniform(-5, 5) : r.uniform(-1000, 1000);
+  else
+    s.v = random_value(r, tl::kFloat64, Profile::Normal);
+  return s;
+}
+
+// Reduction dims: all (empty), a random subset, rarely a repeated or out-of-range one.
+Dims random_dims(Rng& r, int64_t nd) {
+  Dims d;
+  if (r.chance(0.3)) return d;
+  const int64_t span = std::max<int64_t>(nd, 1);
+  for (int64_t i = 0; i < span; ++i)
+    if (r.chance(0.5)) d.push_back(r.chance(0.3) ? i - span : i);
+  if (d.empty()) d.push_back(r.uniform(0, span - 1));
+  for (int64_t i = static_cast<int64_t>(d.size()) - 1; i > 0; --i)
+    std::swap(d[i], d[r.uniform(0, i)]);
+  if (r.chance(0.03)) d.push_back(d[0]);
+  if (r.chance(0.03)) d.push_back(span);
+  return d;
+}
+
+// A shape with `numel` elements (or, rarely, a wrong one), possibly with one -1.
+Dims random_target_shape(Rng& r, int64_t numel) {
+  int64_t nd = r.uniform(0, 5);
+  Dims s(nd, 1);
+  if (numel == 0) {
+    if (nd == 0) s = {0};
+    for (auto& x : s) x = r.uniform(0, 3);
+    s[r.uniform(0, static_cast<int64_t>(s.size()) - 1)] = 0;
+  } else if (nd == 0) {
+    if (numel != 1) s = {numel};
+  } else {
+    int64_t rest = numel;
+    for (int64_t p = 2; rest > 1; ++p)
+      while (rest % p == 0) {
+        s[r.uniform(0, nd - 1)] *= p;
+        rest /= p;
+      }
+  }
+  if (!s.empty() && r.chance(0.15)) s[r.uniform(0, static_cast<int64_t>(s.size()) - 1)] = -1;
+  if (r.chance(0.04)) {
+    if (s.empty())
+      s = {2};
+    else
+      s[0] = s[0] == -1 ? -2 : s[0] + 1;
+  }
+  return s;
+}
+
+Op random_op(Rng& r) { return static_cast<Op>(r.uniform(0, kOpCount - 1)); }
+
+}  // namespace
+
+uint64_t case_seed(uint64_t run_seed, uint64_t index) {
+  // splitmix64 of the pair: independent, well-mixed streams per case.
+  uint64_t z = run_seed * 0x9E3779B97F4A7C15ull + index + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+Case generate_case(uint64_t seed, const Known& known) {
+  Rng r(seed);
+  Case c;
+  c.op = random_op(r);
+  const Op op = c.op;
+  // A few cases are large (threaded paths); prod stays small (its float products would overflow).
+  const bool large = op != Op::Prod && r.chance(0.03);
+  auto shape = [&] { return large ? large_shape(r) : random_shape(r); };
+  if (is_unary(op) || op == Op::To || op == Op::Clone || op == Op::Contiguous) {
+    DType d = random_dtype(r);
+    if (known.bool_math && op == Op::Abs && d == tl::kBool) d = tl::kInt64;
+    c.inputs.push_back(make_input(r, d, shape(), known));
+    c.target = random_dtype(r);
+  } else if (is_binary(op) || op == Op::Where || op == Op::Clamp) {
+    Dims out = shape();
+    DType da = random_dtype(r);
+    DType db = r.chance(0.6) ? da : random_dtype(r);
+    if (op == Op::Pow && known.pow_bool) {
+      if (da == tl::kBool) da = tl::kInt32;
+      if (db == tl::kBool) db = tl::kFloat32;
+    }
+    if (op == Op::Clamp && known.bool_math && da == tl::kBool) da = tl::kFloat32;
+    double u = r.real();
+    c.form = u < 0.55 ? Form::TT : u < 0.8 ? Form::TS : u < 0.95 ? Form::ST : Form::SS;
+    if (op != Op::Where && c.form == Form::SS) c.form = Form::TS;
+    if (op == Op::Clamp && c.form == Form::ST) c.form = Form::TT;
+    if (op == Op::Where)
+      c.inputs.push_back(make_input(r, r.chance(0.97) ? tl::kBool : random_dtype(r),
+                                    partner_shape(r, out), known));
+    if (op == Op::Clamp) {
+      c.has_lo = r.chance(0.7);
+      c.has_hi = !c.has_lo || r.chance(0.6);
+      c.inputs.push_back(make_input(r, da, out, known));
+      for (bool has : {c.has_lo, c.has_hi}) {
+        if (!has) continue;
+        if (c.form == Form::TT)
+          c.inputs.push_back(make_input(r, db, partner_shape(r, out), known));
+        else
+          c.scalars.push_back(random_scalar(
+              r, da == tl::kBool ? std::optional(r.chance(0.5) ? tl::DTypeKind::Integer
+                                                               : tl::DTypeKind::Floating)
+                                 : std::nullopt));
+      }
+    } else {
+      bool ta = c.form == Form::TT || c.form == Form::TS;
+      bool tb = c.form == Form::TT || c.form == Form::ST;
+      if (ta)
+        c.inputs.push_back(make_input(r, da, r.chance(0.5) ? out : partner_shape(r, out), known));
+      else
+        c.scalars.push_back(random_scalar(r));
+      if (tb)
+        c.inputs.push_back(make_input(r, db, partner_shape(r, out), known));
+      else
+        c.scalars.push_back(random_scalar(r));
+      if (op == Op::Pow && known.pow_bool)
+        for (auto& s : c.scalars)
+          if (s.kind == tl::DTypeKind::Bool) s.kind = tl::DTypeKind::Integer;
+    }
+  } else if (is_reduction(op)) {
+    DType d = op == Op::Mean && r.chance(0.8) ? random_float_dtype(r) : random_dtype(r);
+    if (known.bool_math && (op == Op::Argmax || op == Op::Argmin) && d == tl::kBool) d = tl::kInt32;
+    Profile p = op == Op::Prod ? Profile::Small : Profile::Normal;
+    Dims s = op == Op::Prod ? random_shape(r, 6, 48) : shape();
+    c.inputs.push_back(make_input(r, d, s, known, {true, true, p}));
+    c.keepdim = r.chance(0.5);
+    if (op == Op::Argmax || op == Op::Argmin) {
+      if (r.chance(0.7)) {
+        const int64_t span = std::max<int64_t>(static_cast<int64_t>(s.size()), 1);
+        c.dim = r.uniform(-span, span - 1);
+        if (r.chance(0.03)) c.dim = span;
+      }
+    } else {
+      c.dims = random_dims(r, static_cast<int64_t>(s.size()));
+    }
+  } else if (op == Op::Matmul) {
+    DType d = random_nonbool_dtype(r);
+    DType db = r.chance(0.93) ? d : random_dtype(r);
+    // Up to 4x4x4 the CPU backend runs a direct loop; larger products go through Eigen.
+    const int64_t hi = r.chance(0.3) ? 16 : 4;
+    const int64_t m = r.uniform(0, hi), k = r.uniform(0, hi), n = r.uniform(0, hi);
+    const int64_t na = r.uniform(1, 4), nb = r.uniform(1, 4);
+    Dims batch = random_shape(r, std::max(na, nb) - 2 > 0 ? std::max(na, nb) - 2 : 0, 12);
+    auto shape_of = [&](int64_t nd, bool left) {
+      if (nd == 1) return Dims{k};
+      Dims s = nd - 2 <= static_cast<int64_t>(batch.size())
+                   ? Dims(batch.end() - (nd - 2), batch.end())
+                   : Dims(nd - 2, 2);
+      for (auto& x : s)
+        if (r.chance(0.2)) x = 1;
+      s.push_back(left ? m : k);
+      s.push_back(left ? k : n);
+      if (r.chance(0.03)) s.back() += 1;
+      return s;
+    };
+    Profile p = (is_float(d) || known.int_matmul_overflow) ? Profile::Small : Profile::Normal;
+    c.inputs.push_back(make_input(r, d, shape_of(na, true), known, {true, true, p}));
+    c.inputs.push_back(make_input(r, db, shape_of(nb, false), known, {true, true, p}));
+  } else if (op == Op::Cat || op == Op::Stack) {
+    Dims s = random_shape(r, 4, 64);
+    if (op == Op::Cat && s.empty() && r.chance(0.9)) s = {2};
+    const int64_t nd = static_cast<int64_t>(s.size());
+    const int64_t count = r.uniform(1, 3);
+    const int64_t span = op == Op::Cat ? std::max<int64_t>(nd, 1) : nd + 1;
+    c.dim = r.uniform(-span, span - 1);
+    const int64_t cd = nd > 0 && op == Op::Cat ? (*c.dim + span) % span : -1;
+    for (int64_t i = 0; i < count; ++i) {
+      Dims t = s;
+      if (cd >= 0) t[cd] = r.uniform(0, 3);
+      if (r.chance(0.04) && !t.empty()) t[r.uniform(0, nd - 1)] += 1;
+      if (op == Op::Cat && r.chance(0.05)) t = {0};
+      c.inputs.push_back(make_input(r, r.chance(0.7) ? tl::kFloat32 : random_dtype(r), t, known));
+    }
+  } else if (op == Op::IndexSelect || op == Op::Gather) {
+    Dims s = large ? large_shape(r) : random_shape(r, 4, 64);
+    if (s.empty()) s = {3};
+    const int64_t nd = static_cast<int64_t>(s.size());
+    c.dim = r.uniform(-nd, nd - 1);
+    const int64_t d = (*c.dim + nd) % nd;
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    DType id = r.chance(0.5) ? tl::kInt64 : tl::kInt32;
+    if (op == Op::Gather && known.gather_int32) id = tl::kInt64;
+    if (r.chance(0.03)) id = r.chance(0.5) ? tl::kFloat32 : tl::kBool;
+    Dims is;
+    if (op == Op::IndexSelect) {
+      is = r.chance(0.1) ? Dims{} : Dims{r.uniform(0, 5)};
+    } else {
+      is = s;
+      for (int64_t i = 0; i < nd; ++i) is[i] = i == d ? r.uniform(0, 4) : r.uniform(0, s[i]);
+      if (r.chance(0.03)) is[r.uniform(0, nd - 1)] += 1;
+      if (r.chance(0.02)) is.pop_back();
+    }
+    Input index = make_input(r, id, is, known, {false});
+    for (auto& v : index.values) {
+      if (id == tl::kBool) break;
+      int64_t bad = r.chance(0.03) ? (r.chance(0.5) ? -1 : s[d]) : -2;
+      int64_t x = bad != -2 ? bad : s[d] > 0 ? r.uniform(0, s[d] - 1) : 0;
+      if (is_float(id))
+        v.f = static_cast<double>(x);
+      else
+        v.i = x;
+    }
+    c.inputs.push_back(index);
+  } else if (op == Op::MaskedSelect) {
+    Dims out = shape();
+    bool mask_first = r.chance(0.5);
+    Dims sa = mask_first ? partner_shape(r, out) : out,
+         sm = mask_first ? out : partner_shape(r, out);
+    c.inputs.push_back(make_input(r, random_dtype(r), sa, known));
+    c.inputs.push_back(make_input(r, r.chance(0.96) ? tl::kBool : random_dtype(r), sm, known));
+  } else if (op == Op::Reshape || op == Op::View) {
+    Dims s = random_shape(r);
+    if (known.zero_d_view && s.empty()) s = {1};
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    do c.dims = random_target_shape(r, numel_of(s));
+    while (known.zero_d_view && c.dims.empty());
+  } else if (is_inplace(op)) {
+    Dims s = shape();
+    InputOpts o;
+    o.alias = r.chance(0.1);  // expanded destinations must be refused
+    o.as_strided = false;     // overlapping ones are not fuzzed: their result depends on order
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known, o));
+    c.form = r.chance(0.6) ? Form::TT : Form::TS;
+    if (c.form == Form::TT)  // a separate tensor: in-place ops on overlapping memory are not fuzzed
+      c.inputs.push_back(make_input(r, random_dtype(r), partner_shape(r, s), known));
+    else
+      c.scalars.push_back(random_scalar(r));
+  } else if (op == Op::Copy || op == Op::Fill) {
+    Dims s = shape();
+    InputOpts o;
+    o.alias = r.chance(0.1);  // expanded destinations must be refused
+    o.as_strided = false;     // overlapping ones are not fuzzed: their result depends on order
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known, o));
+    if (op == Op::Copy) {
+      c.inputs.push_back(make_input(r, random_dtype(r), partner_shape(r, s), known));
+    } else {
+      ScalarArg sc = random_scalar(r);
+      const DType d = c.inputs[0].dtype;
+      if (!is_float(d) && d != tl::kBool) {
+        if (known.fill_range && sc.kind == tl::DTypeKind::Floating) {
+          double f = std::isfinite(sc.v.f) ? std::trunc(sc.v.f) : 1.0;
+          sc.v.f = f;
+        } else if (!known.fill_range && r.chance(0.1)) {
+          sc.kind = tl::DTypeKind::Integer;
+          sc.v.i = r.chance(0.5) ? (int64_t(1) << 40) : -(int64_t(1) << 33);
+        }
+      }
+      c.scalars.push_back(sc);
+    }
+  }
+  return c;
+}
+
+}  // namespace fuzz

@@ -1,0 +1,1094 @@
+// Reference semantics of every fuzzed op, written as plain loops for obviousness, not speed.
+#include "fuzz/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace fuzz {
+namespace {
+
+using tl::DTypeKind;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+DTypeKind kind_of(DType d) { return tl::dtype_kind(d); }
+int width(DType d) { return static_cast<int>(tl::element_size(d)); }
+
+// torch.promote_types for these five dtypes: the higher kind wins, else the wider type.
+DType promote(DType a, DType b) {
+  if (kind_of(a) != kind_of(b)) return kind_of(a) > kind_of(b) ? a : b;
+  return width(a) >= width(b) ? a : b;
+}
+
+// Wraps a dim into [0, max(nd, 1)); nullopt when out of range (torch allows 0 and -1 on 0-d).
+std::optional<int64_t> wrap(int64_t dim, int64_t nd) {
+  const int64_t span = std::max<int64_t>(nd, 1);
+  if (dim < -span || dim >= span) return std::nullopt;
+  return dim < 0 ? dim + span : dim;
+}
+
+struct Raise {
+  std::string why;
+};
+
+// An operand of an elementwise op: a (materialised) tensor or a Python number.
+struct Operand {
+  bool tensor = false;
+  HostArray t;
+  ScalarArg s;
+  DType dtype() const {
+    if (tensor) return t.dtype;
+    return s.kind == DTypeKind::Bool      ? tl::kBool
+           : s.kind == DTypeKind::Integer ? tl::kInt64
+                                          : tl::kFloat64;
+  }
+  V at(int64_t flat_in_broadcast, const Dims& out_shape) const;
+};
+
+// torch.result_type: dimensioned tensors outrank 0-dim tensors, which outrank numbers, unless a
+// lower category has a higher kind (then promote; numbers use the default dtype of their kind).
+DType result_type(const std::vector<const Operand*>& ops) {
+  std::optional<DType> dim_r, zero_r, wrap_r;
+  auto upd = [](std::optional<DType>& r, DType d) { r = r ? promote(*r, d) : d; };
+  for (const Operand* o : ops) {
+    if (!o->tensor) {
+      DType d = o->s.kind == DTypeKind::Floating  ? tl::kFloat32
+                : o->s.kind == DTypeKind::Integer ? tl::kInt64
+                                                  : tl::kBool;
+      upd(wrap_r, d);
+    } else if (o->t.shape.empty()) {
+      upd(zero_r, o->t.dtype);
+    } else {
+      upd(dim_r, o->t.dtype);
+    }
+  }
+  auto combine = [](std::optional<DType> hi, std::optional<DType> lo) -> std::optional<DType> {
+    if (!hi) return lo;
+    if (!lo) return hi;
+    if (is_float(*hi)) return hi;
+    if (*hi == tl::kBool || is_float(*lo)) return promote(*hi, *lo);
+    return hi;
+  };
+  return *combine(dim_r, combine(zero_r, wrap_r));
+}
+
+Dims broadcast(const std::vector<Dims>& shapes) {
+  size_t nd = 0;
+  for (const auto& s : shapes) nd = std::max(nd, s.size());
+  Dims out(nd, 1);
+  for (const auto& s : shapes)
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& o = out[nd - s.size() + k];
+      const int64_t x = s[k];
+      if (x == o || x == 1) continue;
+      if (o == 1)
+        o = x;
+      else
+        throw Raise{"shapes do not broadcast"};
+    }
+  return out;
+}
+
+// The element of a (broadcast) array at the row-major position `flat` of `out_shape`.
+V element_at(const HostArray& a, int64_t flat, const Dims& out_shape) {
+  if (a.shape == out_shape) return a.v[flat];
+  int64_t src = 0, mul = 1;
+  const size_t off = out_shape.size() - a.shape.size();
+  for (size_t k = out_shape.size(); k-- > 0;) {
+    const int64_t i = flat % out_shape[k];
+    flat /= out_shape[k];
+    if (k < off) continue;
+    const int64_t size = a.shape[k - off];
+    src += (size == 1 ? 0 : i) * mul;
+    mul *= size;
+  }
+  return a.v[src];
+}
+
+V Operand::at(int64_t flat, const Dims& out_shape) const {
+  if (tensor) return element_at(t, flat, out_shape);
+  return s.v;
+}
+
+V cast_scalar(const ScalarArg& s, DType to) {
+  DType from = s.kind == DTypeKind::Floating ? tl::kFloat64 : tl::kInt64;
+  return cast_value(s.v, from, to);
+}
+
+V cast_operand(const Operand& o, int64_t flat, const Dims& shape, DType to) {
+  if (!o.tensor) return cast_scalar(o.s, to);
+  return cast_value(o.at(flat, shape), o.t.dtype, to);
+}
+
+bool nonzero(V v, DType d) { return is_float(d) ? (v.f != 0 || std::isnan(v.f)) : v.i != 0; }
+
+// Rounds a computed value to dtype d (float32 rounding, int32 wrap, bool canonical).
+V finish(V v, DType d) {
+  if (d == tl::kFloat32)
+    v.f = static_cast<float>(v.f);
+  else if (d == tl::kInt32)
+    v.i = wrap32(v.i);
+  else if (d == tl::kBool)
+    v.i = v.i != 0;
+  return v;
+}
+
+int64_t int_pow(int64_t base, int64_t exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? -1 : 1;
+    return 0;
+  }
+  int64_t result = 1;
+  while (exp) {
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+double fmax_nan(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b);
+}
+double fmin_nan(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b);
+}
+
+// One binary op on values already converted to the compute dtype d.
+V binary_value(Op op, V a, V b, DType d) {
+  V r;
+  if (is_float(d)) {
+    switch (op) {
+      case Op::Add:
+        r.f = a.f + b.f;
+        break;
+      case Op::Sub:
+        r.f = a.f - b.f;
+        break;
+      case Op::Mul:
+        r.f = a.f * b.f;
+        break;
+      case Op::Div:
+        r.f = a.f / b.f;
+        break;
+      case Op::Pow:
+        r.f = std::pow(a.f, b.f);
+        break;
+      case Op::Maximum:
+        r.f = fmax_nan(a.f, b.f);
+        break;
+      case Op::Minimum:
+        r.f = fmin_nan(a.f, b.f);
+        break;
+      case Op::Gt:
+        r.i = a.f > b.f;
+        break;
+      case Op::Lt:
+        r.i = a.f < b.f;
+        break;
+      case Op::Ge:
+        r.i = a.f >= b.f;
+        break;
+      case Op::Le:
+        r.i = a.f <= b.f;
+        break;
+      case Op::Eq:
+        r.i = a.f == b.f;
+        break;
+      case Op::Ne:
+        r.i = a.f != b.f;
+        break;
+      default:
+        break;
+    }
+    return r;
+  }
+  switch (op) {
+    case Op::Add:
+      r.i = d == tl::kBool ? (a.i || b.i) : wrap_add(a.i, b.i);
+      break;
+    case Op::Sub:
+      r.i = wrap_add(a.i, wrap_mul(b.i, -1));
+      break;
+    case Op::Mul:
+      r.i = d == tl::kBool ? (a.i && b.i) : wrap_mul(a.i, b.i);
+      break;
+    case Op::Pow:
+      r.i = int_pow(a.i, b.i);
+      break;
+    case Op::Maximum:
+      r.i = std::max(a.i, b.i);
+      break;
+    case Op::Minimum:
+      r.i = std::min(a.i, b.i);
+      break;
+    case Op::Gt:
+      r.i = a.i > b.i;
+      break;
+    case Op::Lt:
+      r.i = a.i < b.i;
+      break;
+    case Op::Ge:
+      r.i = a.i >= b.i;
+      break;
+    case Op::Le:
+      r.i = a.i <= b.i;
+      break;
+    case Op::Eq:
+      r.i = a.i == b.i;
+      break;
+    case Op::Ne:
+      r.i = a.i != b.i;
+      break;
+    default:
+      break;
+  }
+  return r;
+}
+
+bool is_comparison(Op op) { return op >= Op::Gt && op <= Op::LogicalOr; }
+
+double float_tol(DType d, double f32, double f64) { return d == tl::kFloat32 ? f32 : f64; }
+
+struct Ctx {
+  const Case& c;
+  const Known& known;
+  RefResult& res;
+  std::vector<HostArray> in;  // each input's logical values
+  std::vector<Geom> geom;
+};
+
+Operand tensor_operand(const HostArray& a) {
+  Operand o;
+  o.tensor = true;
+  o.t = a;
+  return o;
+}
+Operand scalar_operand(const ScalarArg& s) {
+  Operand o;
+  o.s = s;
+  return o;
+}
+
+// The operands of a binary/where/clamp op in their argument order, from the case's form.
+std::vector<Operand> operands(Ctx& x, size_t first_input) {
+  std::vector<Operand> ops;
+  size_t ti = first_input, si = 0;
+  const bool a_t = x.c.form == Form::TT || x.c.form == Form::TS;
+  const bool b_t = x.c.form == Form::TT || x.c.form == Form::ST;
+  ops.push_back(a_t ? tensor_operand(x.in[ti++]) : scalar_operand(x.c.scalars[si++]));
+  ops.push_back(b_t ? tensor_operand(x.in[ti++]) : scalar_operand(x.c.scalars[si++]));
+  return ops;
+}
+
+void run_binary(Ctx& x) {
+  const Op op = x.c.op;
+  auto ops = operands(x, 0);
+  const Operand &a = ops[0], &b = ops[1];
+  DType compute = result_type({&a, &b});
+  if (op == Op::Sub && (a.dtype() == tl::kBool || b.dtype() == tl::kBool))
+    throw Raise{"subtraction with a bool operand"};
+  if (op == Op::Div && !is_float(compute)) compute = tl::kFloat32;
+  if (op == Op::Pow) {
+    if (a.dtype() == tl::kBool || b.dtype() == tl::kBool) {
+      if (x.known.pow_bool) {
+        x.res.skip = true;
+        return;
+      }
+      if (compute == tl::kBool) throw Raise{"pow of bools"};
+    }
+    if (a.tensor && !is_float(a.t.dtype) && !b.tensor && b.s.kind == DTypeKind::Integer &&
+        b.s.v.i < 0)
+      throw Raise{"integers to negative integer powers"};
+  }
+  std::vector<Dims> shapes;
+  for (auto* o : {&a, &b})
+    if (o->tensor) shapes.push_back(o->t.shape);
+  Dims shape = broadcast(shapes);
+  const bool logical = op == Op::LogicalAnd || op == Op::LogicalOr;
+  const DType out_dtype = is_comparison(op) ? tl::kBool : compute;
+  HostArray& out = x.res.out;
+  out = {out_dtype, shape, std::vector<V>(numel_of(shape))};
+  for (int64_t i = 0; i < numel_of(shape); ++i) {
+    V va = cast_operand(a, i, shape, compute), vb = cast_operand(b, i, shape, compute);
+    if (logical) {  // as torch: non-zero after conversion to the promoted dtype (int64 2^32 in an
+                    // int32 computation is 0, so false)
+      const bool ta = nonzero(va, compute), tb = nonzero(vb, compute);
+      out.v[i].i = op == Op::LogicalAnd ? (ta && tb) : (ta || tb);
+      continue;
+    }
+    out.v[i] = finish(binary_value(op, va, vb, compute), out_dtype);
+  }
+  if (op == Op::Pow) x.res.rtol = float_tol(compute, 1e-5, 1e-12);
+  if (op == Op::Div) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+}
+
+void run_unary(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  DType d = a.dtype;
+  if (op == Op::Neg && d == tl::kBool) throw Raise{"negation of bool"};
+  if (op == Op::Relu && d == tl::kBool) throw Raise{"relu of bool"};
+  if (op == Op::Abs && d == tl::kBool) {
+    if (x.known.bool_math) {
+      x.res.skip = true;
+      return;
+    }
+    throw Raise{"abs of bool"};
+  }
+  const bool math = !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot);
+  if (math && !is_float(d)) d = tl::kFloat32;
+  const DType out_dtype = op == Op::LogicalNot ? tl::kBool : d;
+  HostArray& out = x.res.out;
+  out = {out_dtype, a.shape, std::vector<V>(a.v.size())};
+  for (size_t i = 0; i < a.v.size(); ++i) {
+    V v = cast_value(a.v[i], a.dtype, d), r;
+    if (op == Op::LogicalNot) {
+      r.i = !nonzero(a.v[i], a.dtype);
+    } else if (!is_float(d)) {
+      if (op == Op::Neg) r.i = wrap_mul(v.i, -1);
+      if (op == Op::Abs) r.i = v.i < 0 ? wrap_mul(v.i, -1) : v.i;
+      if (op == Op::Relu) r.i = std::max<int64_t>(v.i, 0);
+    } else {
+      const double f = v.f;
+      switch (op) {
+        case Op::Neg:
+          r.f = -f;
+          break;
+        case Op::Abs:
+          r.f = std::fabs(f);
+          break;
+        case Op::Exp:
+          r.f = std::exp(f);
+          break;
+        case Op::Log:
+          r.f = std::log(f);
+          break;
+        case Op::Sqrt:
+          r.f = std::sqrt(f);
+          break;
+        case Op::Sin:
+          r.f = std::sin(f);
+          break;
+        case Op::Cos:
+          r.f = std::cos(f);
+          break;
+        case Op::Tanh:
+          r.f = std::tanh(f);
+          break;
+        case Op::Sigmoid:
+          r.f = 1 / (1 + std::exp(-f));
+          break;
+        case Op::Relu:
+          r.f = std::isnan(f) ? f : std::max(f, 0.0);
+          break;
+        default:
+          break;
+      }
+    }
+    out.v[i] = finish(r, out_dtype);
+  }
+  if (math) {
+    x.res.rtol = float_tol(d, 1e-5, 1e-12);
+    x.res.atol.assign(out.v.size(), float_tol(d, 1e-6, 1e-14));
+  }
+}
+
+void run_where(Ctx& x) {
+  const HostArray& cond = x.in[0];
+  if (cond.dtype != tl::kBool) throw Raise{"where needs a bool condition"};
+  auto ops = operands(x, 1);
+  DType d = result_type({&ops[0], &ops[1]});
+  std::vector<Dims> shapes{cond.shape};
+  for (auto& o : ops)
+    if (o.tensor) shapes.push_back(o.t.shape);
+  Dims shape = broadcast(shapes);
+  HostArray& out = x.res.out;
+  out = {d, shape, std::vector<V>(numel_of(shape))};
+  for (int64_t i = 0; i < numel_of(shape); ++i) {
+    const bool c = element_at(cond, i, shape).i != 0;
+    out.v[i] = finish(cast_operand(ops[c ? 0 : 1], i, shape, d), d);
+  }
+}
+
+void run_clamp(Ctx& x) {
+  std::vector<Operand> ops{tensor_operand(x.in[0])};
+  size_t ti = 1, si = 0;
+  std::optional<size_t> lo, hi;
+  for (int k = 0; k < 2; ++k) {
+    if (!(k == 0 ? x.c.has_lo : x.c.has_hi)) continue;
+    (k == 0 ? lo : hi) = ops.size();
+    ops.push_back(x.c.form == Form::TT ? tensor_operand(x.in[ti++])
+                                       : scalar_operand(x.c.scalars[si++]));
+  }
+  if (x.in[0].dtype == tl::kBool && x.known.bool_math) {
+    x.res.skip = true;
+    return;
+  }
+  std::vector<const Operand*> ptrs;
+  std::vector<Dims> shapes;
+  for (auto& o : ops) {
+    ptrs.push_back(&o);
+    if (o.tensor) shapes.push_back(o.t.shape);
+  }
+  const DType d = result_type(ptrs);
+  // torch clamps bools only after promotion by a number bound; in bool it raises (for tensor
+  // bounds only when both are given: an accident of its kernels, we raise for every bool clamp).
+  if (d == tl::kBool) throw Raise{"clamp computed in bool"};
+  Dims shape = broadcast(shapes);
+  HostArray& out = x.res.out;
+  out = {d, shape, std::vector<V>(numel_of(shape))};
+  for (int64_t i = 0; i < numel_of(shape); ++i) {
+    V v = cast_operand(ops[0], i, shape, d);
+    if (lo) v = binary_value(Op::Maximum, v, cast_operand(ops[*lo], i, shape, d), d);
+    if (hi) v = binary_value(Op::Minimum, v, cast_operand(ops[*hi], i, shape, d), d);
+    out.v[i] = finish(v, d);
+  }
+}
+
+// Reduction over the dims in mask: calls f(out_flat, in_flat) for each input element.
+Dims reduced_shape(const Dims& s, const std::vector<bool>& mask, bool keepdim) {
+  Dims out;
+  for (size_t k = 0; k < s.size(); ++k) {
+    if (!mask[k])
+      out.push_back(s[k]);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+int64_t out_index(const Dims& idx, const Dims& s, const std::vector<bool>& mask) {
+  int64_t o = 0;
+  for (size_t k = 0; k < s.size(); ++k)
+    if (!mask[k]) o = o * s[k] + idx[k];
+  return o;
+}
+
+void run_reduction(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  if (op == Op::Argmax || op == Op::Argmin) {
+    if (a.dtype == tl::kBool) {
+      if (x.known.bool_math) {
+        x.res.skip = true;
+        return;
+      }
+      throw Raise{"argmax/argmin of bool"};
+    }
+    std::vector<bool> mask(nd, true);
+    std::optional<int64_t> d;
+    if (x.c.dim) {
+      d = wrap(*x.c.dim, nd);
+      if (!d) throw Raise{"dim out of range"};
+      if (nd > 0) {
+        if (a.shape[*d] == 0) throw Raise{"arg-reduction over an empty dim"};
+        mask.assign(nd, false);
+        mask[*d] = true;
+      }
+    } else if (a.v.empty()) {
+      throw Raise{"arg-reduction of an empty tensor"};
+    }
+    Dims oshape = reduced_shape(a.shape, mask, x.c.keepdim);
+    HostArray& out = x.res.out;
+    out = {tl::kInt64, oshape, std::vector<V>(numel_of(oshape))};
+    std::vector<V> best(out.v.size());
+    std::vector<bool> seen(out.v.size(), false);
+    // Position along the reduced dim(s): the flat index of the reduced sub-array.
+    for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+      const int64_t o = out_index(idx, a.shape, mask);
+      int64_t pos = 0;
+      for (int64_t k = 0; k < nd; ++k)
+        if (mask[k]) pos = pos * a.shape[k] + idx[k];
+      const V v = a.v[flat];
+      bool take = !seen[o];
+      if (!take) {
+        if (is_float(a.dtype)) {
+          const double b = best[o].f;
+          take = !std::isnan(b) && (std::isnan(v.f) || (op == Op::Argmax ? v.f > b : v.f < b));
+        } else {
+          take = op == Op::Argmax ? v.i > best[o].i : v.i < best[o].i;
+        }
+      }
+      if (take) {
+        seen[o] = true;
+        best[o] = v;
+        out.v[o].i = pos;
+      }
+    });
+    return;
+  }
+  std::vector<bool> mask(nd, x.c.dims.empty());
+  std::vector<bool> named(std::max<int64_t>(nd, 1), false);
+  for (int64_t dim : x.c.dims) {
+    auto w = wrap(dim, nd);
+    if (!w) throw Raise{"dim out of range"};
+    if (named[*w]) throw Raise{"dim repeated"};
+    named[*w] = true;
+    if (nd > 0) mask[*w] = true;
+  }
+  DType od = a.dtype;
+  if (op == Op::Sum || op == Op::Prod) od = is_float(a.dtype) ? a.dtype : tl::kInt64;
+  if (op == Op::Mean && !is_float(a.dtype)) throw Raise{"mean of a non-floating dtype"};
+  if (op == Op::Any || op == Op::All) od = tl::kBool;
+  bool empty_extent = false;
+  for (int64_t k = 0; k < nd; ++k) empty_extent |= mask[k] && a.shape[k] == 0;
+  if (empty_extent && (op == Op::Max || op == Op::Min)) throw Raise{"max/min over an empty dim"};
+  Dims oshape = reduced_shape(a.shape, mask, x.c.keepdim);
+  const int64_t n_out = numel_of(oshape);
+  HostArray& out = x.res.out;
+  out = {od, oshape, std::vector<V>(n_out)};
+  std::vector<double> acc(n_out, op == Op::Prod ? 1.0 : 0.0), mag(n_out, 0.0);
+  std::vector<int64_t> iacc(n_out, op == Op::Prod ? 1 : 0), count(n_out, 0);
+  std::vector<bool> seen(n_out, false);
+  for (int64_t o = 0; o < n_out; ++o) {
+    if (op == Op::All) out.v[o].i = 1;
+  }
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    const int64_t o = out_index(idx, a.shape, mask);
+    const V v = a.v[flat];
+    count[o]++;
+    switch (op) {
+      case Op::Sum:
+      case Op::Mean:
+        if (is_float(a.dtype)) {
+          acc[o] += v.f;
+          mag[o] += std::fabs(v.f);
+        } else {
+          iacc[o] = wrap_add(iacc[o], v.i);
+        }
+        break;
+      case Op::Prod:
+        if (is_float(a.dtype))
+          acc[o] *= v.f;
+        else
+          iacc[o] = wrap_mul(iacc[o], v.i);
+        break;
+      case Op::Max:
+      case Op::Min:
+        if (!seen[o])
+          out.v[o] = v;
+        else if (is_float(a.dtype))
+          out.v[o].f = op == Op::Max ? fmax_nan(out.v[o].f, v.f) : fmin_nan(out.v[o].f, v.f);
+        else
+          out.v[o].i = op == Op::Max ? std::max(out.v[o].i, v.i) : std::min(out.v[o].i, v.i);
+        seen[o] = true;
+        break;
+      case Op::Any:
+        out.v[o].i |= nonzero(v, a.dtype);
+        break;
+      case Op::All:
+        out.v[o].i &= nonzero(v, a.dtype);
+        break;
+      default:
+        break;
+    }
+  });
+  const double eps = float_tol(od, 2e-6, 1e-14);
+  x.res.atol.assign(n_out, 0);
+  for (int64_t o = 0; o < n_out; ++o) {
+    if (op == Op::Sum || op == Op::Prod || op == Op::Mean) {
+      if (is_float(od)) {
+        double v = acc[o];
+        if (op == Op::Mean) v = count[o] ? v / count[o] : kNaN;
+        out.v[o].f = v;
+        x.res.atol[o] = eps * (op == Op::Mean && count[o] ? mag[o] / count[o] : mag[o]) * 4 + 1e-30;
+      } else {
+        out.v[o].i = iacc[o];
+      }
+    }
+    out.v[o] = finish(out.v[o], od);
+  }
+  if (op == Op::Prod) x.res.rtol = float_tol(od, 1e-5, 1e-13);
+}
+
+void run_matmul(Ctx& x) {
+  const HostArray &a = x.in[0], &b = x.in[1];
+  if (a.dtype != b.dtype) throw Raise{"matmul of different dtypes"};
+  if (a.dtype == tl::kBool) throw Raise{"matmul of bools"};
+  if (a.shape.empty() || b.shape.empty()) throw Raise{"matmul of a 0-d tensor"};
+  const bool av = a.shape.size() == 1, bv = b.shape.size() == 1;
+  Dims as = a.shape, bs = b.shape;
+  if (av) as.insert(as.begin(), 1);
+  if (bv) bs.push_back(1);
+  const int64_t m = as[as.size() - 2], k = as.back(), k2 = bs[bs.size() - 2], n = bs.back();
+  if (k != k2) throw Raise{"inner dims differ"};
+  Dims ba(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  Dims batch = broadcast({ba, bb});
+  Dims full = batch;
+  full.push_back(m);
+  full.push_back(n);
+  Dims oshape = batch;
+  if (!av) oshape.push_back(m);
+  if (!bv) oshape.push_back(n);
+  const DType d = a.dtype;
+  HostArray& out = x.res.out;
+  out = {d, oshape, std::vector<V>(numel_of(full))};
+  x.res.atol.assign(out.v.size(), 0);
+  HostArray a3{d, as, a.v}, b3{d, bs, b.v};
+  const int64_t nb = numel_of(batch);
+  for (int64_t bi = 0; bi < nb; ++bi)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        V r;
+        double mag = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          // Row-major positions in the broadcast [batch, m, k] and [batch, k, n] arrays.
+          Dims fa = batch, fb = batch;
+          fa.push_back(m);
+          fa.push_back(k);
+          fb.push_back(k);
+          fb.push_back(n);
+          const V va = element_at(a3, (bi * m + i) * k + kk, fa);
+          const V vb = element_at(b3, (bi * k + kk) * n + j, fb);
+          if (is_float(d)) {
+            r.f += va.f * vb.f;
+            mag += std::fabs(va.f * vb.f);
+          } else {
+            r.i = wrap_add(r.i, wrap_mul(va.i, vb.i));
+          }
+        }
+        const int64_t o = (bi * m + i) * n + j;
+        out.v[o] = finish(r, d);
+        x.res.atol[o] = float_tol(d, 4e-6, 1e-14) * mag;
+      }
+}
+
+void run_cat(Ctx& x) {
+  const bool stack = x.c.op == Op::Stack;
+  std::vector<HostArray> ts = x.in;
+  DType d = ts[0].dtype;
+  for (auto& t : ts) d = promote(d, t.dtype);
+  int64_t dim = *x.c.dim;
+  if (stack) {
+    for (auto& t : ts)
+      if (t.shape != ts[0].shape) throw Raise{"stack of different shapes"};
+    auto w = wrap(dim, static_cast<int64_t>(ts[0].shape.size()) + 1);
+    if (!w || ts[0].shape.size() + 1 > 16) throw Raise{"dim out of range"};
+    for (auto& t : ts) t.shape.insert(t.shape.begin() + *w, 1);
+    dim = *w;
+  }
+  auto skipped = [](const HostArray& t) { return t.shape.size() == 1 && t.shape[0] == 0; };
+  const HostArray* first = nullptr;
+  for (auto& t : ts)
+    if (!skipped(t)) {
+      first = &t;
+      break;
+    }
+  HostArray& out = x.res.out;
+  if (!first) {
+    out = {d, {0}, {}};
+    return;
+  }
+  for (auto& t : ts)
+    if (t.shape.empty()) throw Raise{"cat of a 0-d tensor"};
+  auto w = wrap(dim, static_cast<int64_t>(first->shape.size()));
+  if (!w) throw Raise{"dim out of range"};
+  Dims oshape = first->shape;
+  oshape[*w] = 0;
+  for (auto& t : ts) {
+    if (skipped(t)) continue;
+    if (t.shape.size() != first->shape.size()) throw Raise{"cat of different ranks"};
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      if (static_cast<int64_t>(k) != *w && t.shape[k] != first->shape[k])
+        throw Raise{"cat of mismatched sizes"};
+    oshape[*w] += t.shape[*w];
+  }
+  out = {d, oshape, std::vector<V>(numel_of(oshape))};
+  int64_t base = 0;
+  for (auto& t : ts) {
+    if (skipped(t)) continue;
+    for_each_index(t.shape, [&](int64_t flat, const Dims& idx) {
+      Dims oi = idx;
+      oi[*w] += base;
+      int64_t o = 0;
+      for (size_t k = 0; k < oi.size(); ++k) o = o * oshape[k] + oi[k];
+      out.v[o] = cast_value(t.v[flat], t.dtype, d);
+    });
+    base += t.shape[*w];
+  }
+}
+
+void run_index_select(Ctx& x) {
+  const HostArray &a = x.in[0], &index = x.in[1];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  auto w = wrap(*x.c.dim, nd);
+  if (!w) throw Raise{"dim out of range"};
+  if (index.dtype != tl::kInt32 && index.dtype != tl::kInt64) throw Raise{"index dtype"};
+  if (index.shape.size() > 1) throw Raise{"index of more than one dim"};
+  const int64_t size = nd ? a.shape[*w] : 1;
+  for (const V& v : index.v)
+    if (v.i < 0 || v.i >= size) throw Raise{"index out of range"};
+  Dims oshape = a.shape;
+  oshape[*w] = static_cast<int64_t>(index.v.size());
+  HostArray& out = x.res.out;
+  out = {a.dtype, oshape, std::vector<V>(numel_of(oshape))};
+  for_each_index(oshape, [&](int64_t flat, const Dims& idx) {
+    Dims ai = idx;
+    ai[*w] = index.v[idx[*w]].i;
+    int64_t src = 0;
+    for (int64_t k = 0; k < nd; ++k) src = src * a.shape[k] + ai[k];
+    out.v[flat] = a.v[src];
+  });
+}
+
+void run_gather(Ctx& x) {
+  const HostArray &a = x.in[0], &index = x.in[1];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  auto w = wrap(*x.c.dim, nd);
+  if (!w) throw Raise{"dim out of range"};
+  if (index.dtype == tl::kInt32 && x.known.gather_int32) {
+    x.res.skip = true;
+    return;
+  }
+  if (index.dtype != tl::kInt64 && index.dtype != tl::kInt32) throw Raise{"index dtype"};
+  if (static_cast<int64_t>(index.shape.size()) != nd) throw Raise{"index rank"};
+  for (int64_t k = 0; k < nd; ++k)
+    if (k != *w && index.shape[k] > a.shape[k]) throw Raise{"index larger than input"};
+  for (const V& v : index.v)
+    if (v.i < 0 || v.i >= a.shape[*w]) throw Raise{"index out of range"};
+  HostArray& out = x.res.out;
+  out = {a.dtype, index.shape, std::vector<V>(index.v.size())};
+  for_each_index(index.shape, [&](int64_t flat, const Dims& idx) {
+    Dims ai = idx;
+    ai[*w] = index.v[flat].i;
+    int64_t src = 0;
+    for (int64_t k = 0; k < nd; ++k) src = src * a.shape[k] + ai[k];
+    out.v[flat] = a.v[src];
+  });
+}
+
+void run_masked_select(Ctx& x) {
+  const HostArray &a = x.in[0], &mask = x.in[1];
+  if (mask.dtype != tl::kBool) throw Raise{"mask must be bool"};
+  Dims shape = broadcast({a.shape, mask.shape});
+  HostArray& out = x.res.out;
+  out = {a.dtype, {0}, {}};
+  for (int64_t i = 0; i < numel_of(shape); ++i)
+    if (element_at(mask, i, shape).i) out.v.push_back(element_at(a, i, shape));
+  out.shape = {static_cast<int64_t>(out.v.size())};
+}
+
+// Would converting `a` to `to` hit the float -> int out-of-range rule?
+bool hits_float_to_int(const HostArray& a, DType to) {
+  if (!is_float(a.dtype) || is_float(to) || to == tl::kBool) return false;
+  for (const V& v : a.v)
+    if (float_out_of_int_range(v.f, to)) return true;
+  return false;
+}
+
+// torch's computeStride: the strides of a view of (shape, strides) as `target`, if one exists.
+std::optional<Dims> view_strides(const Dims& shape, const Dims& strides, const Dims& target) {
+  Dims ns(target.size());
+  if (shape.empty()) return Dims(target.size(), 1);
+  const int64_t numel = numel_of(shape);
+  if (numel == 0 && shape == target) return strides;
+  if (numel == 0) return contiguous_strides_of(target);
+  int64_t view_d = static_cast<int64_t>(target.size()) - 1;
+  int64_t chunk = strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t td = static_cast<int64_t>(shape.size()) - 1; td >= 0; --td) {
+    tensor_numel *= shape[td];
+    if (td == 0 || (shape[td - 1] != 1 && strides[td - 1] != tensor_numel * chunk)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || target[view_d] == 1)) {
+        ns[view_d] = view_numel * chunk;
+        view_numel *= target[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk = strides[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return ns;
+}
+
+void run_reshape(Ctx& x) {
+  const HostArray& a = x.in[0];
+  if (x.known.zero_d_view && (a.shape.empty() || x.c.dims.empty())) {
+    x.res.skip = true;
+    return;
+  }
+  Dims target = x.c.dims;
+  int64_t infer = -1, known_numel = 1;
+  for (size_t k = 0; k < target.size(); ++k) {
+    if (target[k] == -1) {
+      if (infer >= 0) throw Raise{"two inferred dims"};
+      infer = static_cast<int64_t>(k);
+    } else if (target[k] < 0) {
+      throw Raise{"negative size"};
+    } else {
+      known_numel *= target[k];
+    }
+  }
+  const int64_t numel = numel_of(a.shape);
+  if (infer >= 0) {
+    if (known_numel == 0 || numel % known_numel != 0) throw Raise{"cannot infer the -1"};
+    target[infer] = numel / known_numel;
+  }
+  if (numel_of(target) != numel) throw Raise{"numel differs"};
+  if (x.c.op == Op::View && !view_strides(x.geom[0].shape, x.geom[0].strides, target))
+    throw Raise{"view of incompatible strides"};
+  x.res.out = {a.dtype, target, a.v};
+}
+
+// copy_/fill_: the destination's base storage after writing through its view.
+void run_write(Ctx& x) {
+  const Input& dst = x.c.inputs[0];
+  const Geom& g = x.geom[0];
+  for (size_t k = 0; k < g.shape.size(); ++k)
+    if (g.strides[k] == 0 && g.shape[k] > 1) throw Raise{"write into a broadcast view"};
+  std::vector<V> base = dst.values;
+  HostArray src;
+  if (x.c.op == Op::Copy) {
+    src = x.in[1];
+    if (src.shape.size() > g.shape.size()) throw Raise{"source has more dims"};
+    for (size_t k = 0; k < src.shape.size(); ++k) {
+      const int64_t want = g.shape[g.shape.size() - src.shape.size() + k];
+      if (src.shape[k] != want && src.shape[k] != 1) throw Raise{"source does not broadcast"};
+    }
+    if (x.known.float_to_int && hits_float_to_int(src, dst.dtype)) {
+      x.res.skip = true;
+      return;
+    }
+  } else {
+    const ScalarArg& s = x.c.scalars[0];
+    src.dtype = s.kind == DTypeKind::Floating ? tl::kFloat64
+                : s.kind == DTypeKind::Bool   ? tl::kBool
+                                              : tl::kInt64;
+    src.v = {s.v};
+    if (dst.dtype == tl::kInt32 || dst.dtype == tl::kInt64) {
+      const bool i32 = dst.dtype == tl::kInt32;
+      if (s.kind == DTypeKind::Floating ? float_out_of_int_range(s.v.f, dst.dtype)
+                                        : i32 && s.v.i != wrap32(s.v.i))
+        throw Raise{"fill value out of the dtype's range"};
+    }
+    if (dst.dtype == tl::kFloat32 && s.kind == DTypeKind::Floating && std::isfinite(s.v.f) &&
+        std::isinf(static_cast<float>(s.v.f)))
+      throw Raise{"fill value out of float32's range"};
+  }
+  for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
+    const V v = element_at(src, flat, g.shape);
+    base[offset_of(g, idx)] = cast_value(v, src.dtype, dst.dtype);
+  });
+  x.res.out = {dst.dtype, dst.base_shape, base};
+}
+
+// torch.can_cast: no floating -> integral and no non-bool -> bool.
+bool can_cast(DType from, DType to) {
+  if (is_float(from)) return is_float(to);
+  if (from != tl::kBool) return to != tl::kBool;
+  return true;
+}
+
+// self op= other: computed in the promoted dtype, cast back to self's dtype, written through the
+// view.
+void run_inplace(Ctx& x) {
+  const Op op = inplace_base(x.c.op);
+  const Input& dst = x.c.inputs[0];
+  const Geom& g = x.geom[0];
+  const Operand self = tensor_operand(x.in[0]);
+  const Operand other =
+      x.c.form == Form::TT ? tensor_operand(x.in[1]) : scalar_operand(x.c.scalars[0]);
+  DType compute = result_type({&self, &other});
+  if (op == Op::Sub && (self.dtype() == tl::kBool || other.dtype() == tl::kBool))
+    throw Raise{"subtraction with a bool operand"};
+  if (op == Op::Div && !is_float(compute)) compute = tl::kFloat32;
+  if (!can_cast(compute, dst.dtype)) throw Raise{"result type can't be cast to self's dtype"};
+  if (other.tensor && broadcast({g.shape, other.t.shape}) != g.shape)
+    throw Raise{"other does not broadcast to self's shape"};
+  for (size_t k = 0; k < g.shape.size(); ++k)
+    if (g.strides[k] == 0 && g.shape[k] > 1) throw Raise{"write into a broadcast view"};
+  std::vector<V> base = dst.values;
+  for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
+    const V a = cast_operand(self, flat, g.shape, compute),
+            b = cast_operand(other, flat, g.shape, compute);
+    const V r = finish(binary_value(op, a, b, compute), compute);
+    base[offset_of(g, idx)] = cast_value(r, compute, dst.dtype);
+  });
+  x.res.out = {dst.dtype, dst.base_shape, base};
+  if (op == Op::Div) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+}
+
+}  // namespace
+
+bool input_geom(const Input& in, Geom& g) {
+  g.shape = in.base_shape;
+  g.strides = contiguous_strides_of(in.base_shape);
+  g.offset = 0;
+  const int64_t storage = numel_of(in.base_shape);
+  for (const ViewStep& s : in.views) {
+    const int64_t nd = static_cast<int64_t>(g.shape.size());
+    switch (s.kind) {
+      case ViewKind::Transpose: {
+        auto a = wrap(s.x, nd), b = wrap(s.y, nd);
+        if (!a || !b || nd == 0) return false;
+        std::swap(g.shape[*a], g.shape[*b]);
+        std::swap(g.strides[*a], g.strides[*b]);
+        break;
+      }
+      case ViewKind::Permute: {
+        if (static_cast<int64_t>(s.a.size()) != nd) return false;
+        std::vector<bool> seen(nd, false);
+        Dims sh(nd), st(nd);
+        for (int64_t i = 0; i < nd; ++i) {
+          auto p = wrap(s.a[i], nd);
+          if (!p || seen[*p]) return false;
+          seen[*p] = true;
+          sh[i] = g.shape[*p];
+          st[i] = g.strides[*p];
+        }
+        g.shape = sh;
+        g.strides = st;
+        break;
+      }
+      case ViewKind::Slice: {
+        auto d = wrap(s.x, nd);
+        if (!d || nd == 0 || s.w <= 0) return false;
+        const int64_t size = g.shape[*d];
+        auto clampi = [&](int64_t v) {
+          if (v < 0) v += size;
+          return std::clamp<int64_t>(v, 0, size);
+        };
+        const int64_t start = clampi(s.y), end = std::max(clampi(s.z), start);
+        g.offset += start * g.strides[*d];
+        g.shape[*d] = (end - start + s.w - 1) / s.w;
+        g.strides[*d] *= s.w;
+        break;
+      }
+      case ViewKind::Expand: {
+        const int64_t n = static_cast<int64_t>(s.a.size());
+        if (n < nd) return false;
+        Dims sh(n), st(n);
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t j = i - (n - nd);
+          int64_t want = s.a[i];
+          if (j < 0) {
+            if (want < 0) return false;
+            sh[i] = want;
+            st[i] = 0;
+            continue;
+          }
+          if (want == -1) want = g.shape[j];
+          if (want < 0) return false;
+          if (g.shape[j] == want) {
+            sh[i] = want;
+            st[i] = g.strides[j];
+          } else if (g.shape[j] == 1) {
+            sh[i] = want;
+            st[i] = 0;
+          } else {
+            return false;
+          }
+        }
+        g.shape = sh;
+        g.strides = st;
+        break;
+      }
+      case ViewKind::AsStrided: {
+        if (s.a.size() != s.b.size() || s.x < 0) return false;
+        int64_t reach = s.x;
+        for (size_t i = 0; i < s.a.size(); ++i) {
+          if (s.a[i] < 0 || s.b[i] < 0) return false;
+          reach += (s.a[i] > 0 ? s.a[i] - 1 : 0) * s.b[i];
+        }
+        if (numel_of(s.a) > 0 && reach >= storage) return false;
+        g.shape = s.a;
+        g.strides = s.b;
+        g.offset = s.x;
+        break;
+      }
+      case ViewKind::Unsqueeze: {
+        if (s.x < -(nd + 1) || s.x > nd) return false;
+        const int64_t d = s.x < 0 ? s.x + nd + 1 : s.x;
+        const int64_t st = d < nd ? g.shape[d] * g.strides[d] : 1;
+        g.shape.insert(g.shape.begin() + d, 1);
+        g.strides.insert(g.strides.begin() + d, st);
+        break;
+      }
+      case ViewKind::Select: {
+        if (nd == 0) return false;
+        auto d = wrap(s.x, nd);
+        if (!d) return false;
+        int64_t i = s.y < 0 ? s.y + g.shape[*d] : s.y;
+        if (i < 0 || i >= g.shape[*d]) return false;
+        g.offset += i * g.strides[*d];
+        g.shape.erase(g.shape.begin() + *d);
+        g.strides.erase(g.strides.begin() + *d);
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+HostArray input_values(const Input& in, const Geom& g) {
+  HostArray a = gather_view(in.values, in.dtype, g);
+  if (in.dtype == tl::kBool)
+    for (V& v : a.v) v.i = v.i != 0;
+  return a;
+}
+
+RefResult run_reference(const Case& c, const Known& known) {
+  RefResult res;
+  Ctx x{c, known, res, {}, {}};
+  for (const Input& in : c.inputs) {
+    Geom g;
+    if (!input_geom(in, g)) {  // only the shrinker makes these; they are not cases
+      res.skip = true;
+      return res;
+    }
+    x.geom.push_back(g);
+    x.in.push_back(input_values(in, g));
+  }
+  try {
+    const Op op = c.op;
+    if (is_unary(op))
+      run_unary(x);
+    else if (is_binary(op))
+      run_binary(x);
+    else if (op == Op::Where)
+      run_where(x);
+    else if (op == Op::Clamp)
+      run_clamp(x);
+    else if (is_reduction(op))
+      run_reduction(x);
+    else if (op == Op::Matmul)
+      run_matmul(x);
+    else if (op == Op::Cat || op == Op::Stack)
+      run_cat(x);
+    else if (op == Op::IndexSelect)
+      run_index_select(x);
+    else if (op == Op::Gather)
+      run_gather(x);
+    else if (op == Op::MaskedSelect)
+      run_masked_select(x);
+    else if (op == Op::Reshape || op == Op::View)
+      run_reshape(x);
+    else if (op == Op::Copy || op == Op::Fill)
+      run_write(x);
+    else if (is_inplace(op))
+      run_inplace(x);
+    else if (op == Op::To) {
+      if (known.float_to_int && hits_float_to_int(x.in[0], c.target)) {
+        res.skip = true;
+      } else {
+        res.out = {c.target, x.in[0].shape, {}};
+        for (const V& v : x.in[0].v) res.out.v.push_back(cast_value(v, x.in[0].dtype, c.target));
+      }
+    } else {  // clone, contiguous
+      res.out = x.in[0];
+    }
+  } catch (const Raise& r) {
+    res.raises = true;
+    res.why = r.why;
+  }
+  return res;
+}
+
+}  // namespace fuzz

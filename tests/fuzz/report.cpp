@@ -1,0 +1,182 @@
+// The reproducer: C++ that rebuilds a case's inputs (values, then views) and calls the op.
+#include "fuzz/report.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace fuzz {
+namespace {
+
+const char* ctype(DType d) {
+  switch (d) {
+    case tl::kBool:
+      return "bool";
+    case tl::kInt32:
+      return "int32_t";
+    case tl::kInt64:
+      return "int64_t";
+    case tl::kFloat32:
+      return "float";
+    default:
+      return "double";
+  }
+}
+
+const char* dtype_const(DType d) {
+  switch (d) {
+    case tl::kBool:
+      return "tl::kBool";
+    case tl::kInt32:
+      return "tl::kInt32";
+    case tl::kInt64:
+      return "tl::kInt64";
+    case tl::kFloat32:
+      return "tl::kFloat32";
+    default:
+      return "tl::kFloat64";
+  }
+}
+
+std::string list(const Dims& d) {
+  std::ostringstream os;
+  os << "{";
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
+  os << "}";
+  return os.str();
+}
+
+std::string number(double f, bool as_float) {
+  std::ostringstream os;
+  if (std::isnan(f)) return "NAN";
+  if (std::isinf(f)) return f > 0 ? "INFINITY" : "-INFINITY";
+  os.precision(17);
+  os << f;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return as_float ? s + "f" : s;
+}
+
+std::string int_literal(int64_t v) {
+  if (v == INT64_MIN) return "INT64_MIN";
+  return std::to_string(v) + (v > INT32_MAX || v < INT32_MIN ? "LL" : "");
+}
+
+std::string value(const V& v, DType d) {
+  if (d == tl::kBool) return v.i ? "true" : "false";
+  if (is_float(d)) return number(v.f, d == tl::kFloat32);
+  return int_literal(v.i);
+}
+
+std::string scalar(const ScalarArg& s) {
+  if (s.kind == tl::DTypeKind::Bool) return s.v.i ? "true" : "false";
+  if (s.kind == tl::DTypeKind::Integer) return "int64_t(" + int_literal(s.v.i) + ")";
+  return number(s.v.f, false);
+}
+
+std::string view_call(const ViewStep& s) {
+  std::ostringstream os;
+  switch (s.kind) {
+    case ViewKind::Transpose:
+      os << ".transpose(" << s.x << ", " << s.y << ")";
+      break;
+    case ViewKind::Permute:
+      os << ".permute(" << list(s.a) << ")";
+      break;
+    case ViewKind::Slice:
+      os << ".slice(" << s.x << ", " << s.y << ", " << s.z << ", " << s.w << ")";
+      break;
+    case ViewKind::Expand:
+      os << ".expand(" << list(s.a) << ")";
+      break;
+    case ViewKind::AsStrided:
+      os << ".as_strided(" << list(s.a) << ", " << list(s.b) << ", " << s.x << ")";
+      break;
+    case ViewKind::Unsqueeze:
+      os << ".unsqueeze(" << s.x << ")";
+      break;
+    case ViewKind::Select:
+      os << ".select(" << s.x << ", " << s.y << ")";
+      break;
+  }
+  return os.str();
+}
+
+void print_input(std::ostream& os, const Input& in, size_t i) {
+  os << "  auto base" << i << " = tl::from_vector<" << ctype(in.dtype) << ">({";
+  for (size_t k = 0; k < in.values.size(); ++k)
+    os << (k ? ", " : "") << value(in.values[k], in.dtype);
+  os << "}, " << list(in.base_shape) << ");\n";
+  if (!in.bool_bytes.empty()) {
+    os << "  {  // raw bool bytes\n    const uint8_t bytes[] = {";
+    for (size_t k = 0; k < in.bool_bytes.size(); ++k)
+      os << (k ? ", " : "") << int(in.bool_bytes[k]);
+    os << "};\n    std::memcpy(base" << i << ".data_ptr(), bytes, sizeof bytes);\n  }\n";
+  }
+  os << "  auto in" << i << " = base" << i;
+  for (const ViewStep& s : in.views) os << view_call(s);
+  os << ";\n";
+}
+
+}  // namespace
+
+void print_reproducer(std::ostream& os, const Case& c, const std::string& mismatch) {
+  os << "// fuzz mismatch (" << op_name(c.op) << "): " << mismatch << "\n{\n";
+  for (size_t i = 0; i < c.inputs.size(); ++i) print_input(os, c.inputs[i], i);
+  std::vector<std::string> args;  // operands in order, from the form
+  size_t ti = 0, si = 0;
+  auto t = [&] { return "in" + std::to_string(ti++); };
+  auto s = [&] { return scalar(c.scalars[si++]); };
+  const Op op = c.op;
+  os << "  auto out = ";
+  if (is_unary(op)) {
+    os << "tl::" << op_name(op) << "(" << t() << ")";
+  } else if (is_binary(op) || op == Op::Where) {
+    os << "tl::" << op_name(op) << "(";
+    if (op == Op::Where) os << t() << ", ";
+    const bool a_t = c.form == Form::TT || c.form == Form::TS;
+    const bool b_t = c.form == Form::TT || c.form == Form::ST;
+    std::string a = a_t ? t() : s();
+    std::string b = b_t ? t() : s();
+    os << a << ", " << b << ")";
+  } else if (op == Op::Clamp) {
+    os << "tl::clamp(" << t();
+    const bool tt = c.form == Form::TT;
+    const char* none = tt ? "std::optional<tl::Tensor>()" : "std::optional<tl::Scalar>()";
+    os << ", " << (c.has_lo ? (tt ? t() : "std::optional<tl::Scalar>(" + s() + ")") : none);
+    os << ", " << (c.has_hi ? (tt ? t() : "std::optional<tl::Scalar>(" + s() + ")") : none) << ")";
+  } else if (op == Op::Argmax || op == Op::Argmin) {
+    os << "tl::" << op_name(op) << "(" << t() << ", "
+       << (c.dim ? std::to_string(*c.dim) : "std::nullopt") << ", "
+       << (c.keepdim ? "true" : "false") << ")";
+  } else if (is_reduction(op)) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", "
+       << (c.keepdim ? "true" : "false") << ")";
+  } else if (op == Op::Matmul) {
+    os << "tl::matmul(in0, in1)";
+  } else if (op == Op::Cat || op == Op::Stack) {
+    os << "tl::" << op_name(op) << "({";
+    for (size_t i = 0; i < c.inputs.size(); ++i) os << (i ? ", " : "") << "in" << i;
+    os << "}, " << *c.dim << ")";
+  } else if (op == Op::IndexSelect || op == Op::Gather) {
+    os << "tl::" << op_name(op) << "(in0, " << *c.dim << ", in1)";
+  } else if (op == Op::MaskedSelect) {
+    os << "tl::masked_select(in0, in1)";
+  } else if (op == Op::To) {
+    os << "in0.to(" << dtype_const(c.target) << ")";
+  } else if (op == Op::Clone || op == Op::Contiguous) {
+    os << "in0." << op_name(op) << "()";
+  } else if (op == Op::Reshape || op == Op::View) {
+    os << "in0." << op_name(op) << "(" << list(c.dims) << ")";
+  } else if (op == Op::Copy) {
+    os << "in0.copy_(in1);  // then look at base0";
+  } else if (is_inplace(op)) {
+    os << "in0." << op_name(op) << "(" << (c.form == Form::TT ? std::string("in1") : s())
+       << ");  // then look at base0";
+  } else if (op == Op::Fill) {
+    os << "in0.fill_(" << s() << ");  // then look at base0";
+  }
+  if (op != Op::Copy && op != Op::Fill && !is_inplace(op)) os << ";";
+  os << "\n  std::cout << out << \"\\n\";\n}\n";
+}
+
+}  // namespace fuzz

@@ -1,0 +1,387 @@
+// Builds a case's tensors (base values, then the view chain), runs the op, reads and compares
+// results.
+#include "fuzz/runner.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace fuzz {
+namespace {
+
+struct Built {
+  tl::Tensor base, view;
+};
+
+tl::Tensor apply_view(const tl::Tensor& t, const ViewStep& s) {
+  switch (s.kind) {
+    case ViewKind::Transpose:
+      return t.transpose(s.x, s.y);
+    case ViewKind::Permute:
+      return t.permute(tl::Shape(s.a));
+    case ViewKind::Slice:
+      return t.slice(s.x, s.y, s.z, s.w);
+    case ViewKind::Expand:
+      return t.expand(tl::Shape(s.a));
+    case ViewKind::AsStrided:
+      return t.as_strided(tl::Shape(s.a), tl::Shape(s.b), s.x);
+    case ViewKind::Unsqueeze:
+      return t.unsqueeze(s.x);
+    case ViewKind::Select:
+      return t.select(s.x, s.y);
+  }
+  return t;
+}
+
+// Writes the base's values byte for byte (bool bytes as given), then moves it to `device`.
+Built build_input(const Input& in, tl::Device device) {
+  tl::Tensor base = tl::empty(tl::Shape(in.base_shape), in.dtype);
+  void* p = base.data_ptr();
+  for (size_t i = 0; i < in.values.size(); ++i) {
+    const V& v = in.values[i];
+    switch (in.dtype) {
+      case tl::kBool: {
+        uint8_t b = in.bool_bytes.empty() ? static_cast<uint8_t>(v.i != 0) : in.bool_bytes[i];
+        std::memcpy(static_cast<uint8_t*>(p) + i, &b, 1);
+        break;
+      }
+      case tl::kInt32:
+        static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v.i);
+        break;
+      case tl::kInt64:
+        static_cast<int64_t*>(p)[i] = v.i;
+        break;
+      case tl::kFloat32:
+        static_cast<float*>(p)[i] = static_cast<float>(v.f);
+        break;
+      case tl::kFloat64:
+        static_cast<double*>(p)[i] = v.f;
+        break;
+    }
+  }
+  if (device.is_cuda()) base = base.to(device);
+  Built b{base, base};
+  for (const ViewStep& s : in.views) b.view = apply_view(b.view, s);
+  return b;
+}
+
+// Reads any tensor's elements through its own strides (bool as its raw byte).
+HostArray read_tensor(const tl::Tensor& t0) {
+  const tl::Tensor t = t0.is_cuda() ? t0.cpu() : t0;
+  HostArray a{t.dtype(), t.shape().vec(), {}};
+  Geom g{t.shape().vec(), t.strides().vec(), 0};
+  a.v.resize(numel_of(a.shape));
+  const char* base = static_cast<const char*>(t.data_ptr());
+  const size_t es = t.element_size();
+  for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
+    const char* p = base + offset_of(g, idx) * static_cast<int64_t>(es);
+    V& v = a.v[flat];
+    switch (t.dtype()) {
+      case tl::kBool: {
+        uint8_t b;
+        std::memcpy(&b, p, 1);
+        v.i = b;
+        break;
+      }
+      case tl::kInt32: {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        v.i = x;
+        break;
+      }
+      case tl::kInt64:
+        std::memcpy(&v.i, p, 8);
+        break;
+      case tl::kFloat32: {
+        float x;
+        std::memcpy(&x, p, 4);
+        v.f = x;
+        break;
+      }
+      case tl::kFloat64:
+        std::memcpy(&v.f, p, 8);
+        break;
+    }
+  });
+  return a;
+}
+
+tl::Scalar to_scalar(const ScalarArg& s) {
+  if (s.kind == tl::DTypeKind::Bool) return tl::Scalar(s.v.i != 0);
+  if (s.kind == tl::DTypeKind::Integer) return tl::Scalar(s.v.i);
+  return tl::Scalar(s.v.f);
+}
+
+tl::Tensor run_binary(Op op, const tl::Tensor& a, const tl::Tensor& b, Form f, tl::Scalar sa,
+                      tl::Scalar sb) {
+#define TL_FUZZ_BIN(OPN, fn) \
+  case Op::OPN:              \
+    return f == Form::TT ? tl::fn(a, b) : f == Form::TS ? tl::fn(a, sb) : tl::fn(sa, b);
+  switch (op) {
+    TL_FUZZ_BIN(Add, add)
+    TL_FUZZ_BIN(Sub, sub)
+    TL_FUZZ_BIN(Mul, mul)
+    TL_FUZZ_BIN(Div, div)
+    TL_FUZZ_BIN(Pow, pow)
+    TL_FUZZ_BIN(Maximum, maximum)
+    TL_FUZZ_BIN(Minimum, minimum)
+    TL_FUZZ_BIN(Gt, gt)
+    TL_FUZZ_BIN(Lt, lt)
+    TL_FUZZ_BIN(Ge, ge)
+    TL_FUZZ_BIN(Le, le)
+    TL_FUZZ_BIN(Eq, eq)
+    TL_FUZZ_BIN(Ne, ne)
+    TL_FUZZ_BIN(LogicalAnd, logical_and)
+    TL_FUZZ_BIN(LogicalOr, logical_or)
+    default:
+      break;
+  }
+#undef TL_FUZZ_BIN
+  return {};
+}
+
+tl::Tensor run_unary(Op op, const tl::Tensor& a) {
+  switch (op) {
+    case Op::Neg:
+      return tl::neg(a);
+    case Op::Abs:
+      return tl::abs(a);
+    case Op::Exp:
+      return tl::exp(a);
+    case Op::Log:
+      return tl::log(a);
+    case Op::Sqrt:
+      return tl::sqrt(a);
+    case Op::Sin:
+      return tl::sin(a);
+    case Op::Cos:
+      return tl::cos(a);
+    case Op::Tanh:
+      return tl::tanh(a);
+    case Op::Sigmoid:
+      return tl::sigmoid(a);
+    case Op::Relu:
+      return tl::relu(a);
+    default:
+      return tl::logical_not(a);
+  }
+}
+
+tl::Tensor run_reduction(Op op, const tl::Tensor& a, const Case& c) {
+  switch (op) {
+    case Op::Sum:
+      return tl::sum(a, c.dims, c.keepdim);
+    case Op::Mean:
+      return tl::mean(a, c.dims, c.keepdim);
+    case Op::Prod:
+      return tl::prod(a, c.dims, c.keepdim);
+    case Op::Max:
+      return tl::max(a, c.dims, c.keepdim);
+    case Op::Min:
+      return tl::min(a, c.dims, c.keepdim);
+    case Op::Argmax:
+      return tl::argmax(a, c.dim, c.keepdim);
+    case Op::Argmin:
+      return tl::argmin(a, c.dim, c.keepdim);
+    case Op::Any:
+      return tl::any(a, c.dims, c.keepdim);
+    default:
+      return tl::all(a, c.dims, c.keepdim);
+  }
+}
+
+// Runs the op on built inputs; for copy_/fill_ the result is the destination's base.
+tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
+  const Op op = c.op;
+  auto t = [&](size_t i) -> const tl::Tensor& { return in[i].view; };
+  auto sc = [&](size_t i) { return to_scalar(c.scalars[i]); };
+  if (is_unary(op)) return run_unary(op, t(0));
+  if (is_binary(op)) {
+    switch (c.form) {
+      case Form::TT:
+        return run_binary(op, t(0), t(1), c.form, {}, {});
+      case Form::TS:
+        return run_binary(op, t(0), {}, c.form, {}, sc(0));
+      default:
+        return run_binary(op, {}, t(0), c.form, sc(0), {});
+    }
+  }
+  if (op == Op::Where) {
+    switch (c.form) {
+      case Form::TT:
+        return tl::where(t(0), t(1), t(2));
+      case Form::TS:
+        return tl::where(t(0), t(1), sc(0));
+      case Form::ST:
+        return tl::where(t(0), sc(0), t(1));
+      case Form::SS:
+        return tl::where(t(0), sc(0), sc(1));
+    }
+  }
+  if (op == Op::Clamp) {
+    size_t k = 1;
+    if (c.form == Form::TT) {
+      std::optional<tl::Tensor> lo, hi;
+      if (c.has_lo) lo = t(k++);
+      if (c.has_hi) hi = t(k++);
+      return tl::clamp(t(0), lo, hi);
+    }
+    std::optional<tl::Scalar> lo, hi;
+    k = 0;
+    if (c.has_lo) lo = sc(k++);
+    if (c.has_hi) hi = sc(k++);
+    return tl::clamp(t(0), lo, hi);
+  }
+  if (is_reduction(op)) return run_reduction(op, t(0), c);
+  switch (op) {
+    case Op::Matmul:
+      return tl::matmul(t(0), t(1));
+    case Op::Cat:
+    case Op::Stack: {
+      std::vector<tl::Tensor> ts;
+      for (auto& b : in) ts.push_back(b.view);
+      return op == Op::Cat ? tl::cat(ts, *c.dim) : tl::stack(ts, *c.dim);
+    }
+    case Op::IndexSelect:
+      return tl::index_select(t(0), *c.dim, t(1));
+    case Op::Gather:
+      return tl::gather(t(0), *c.dim, t(1));
+    case Op::MaskedSelect:
+      return tl::masked_select(t(0), t(1));
+    case Op::To:
+      return t(0).to(c.target);
+    case Op::Clone:
+      return t(0).clone();
+    case Op::Contiguous:
+      return t(0).contiguous();
+    case Op::Reshape:
+      return t(0).reshape(tl::Shape(c.dims));
+    case Op::View:
+      return t(0).view(tl::Shape(c.dims));
+    case Op::Copy: {
+      tl::Tensor dst = in[0].view;
+      dst.copy_(t(1));
+      return in[0].base;
+    }
+    case Op::Fill: {
+      tl::Tensor dst = in[0].view;
+      dst.fill_(sc(0));
+      return in[0].base;
+    }
+    case Op::AddInplace:
+    case Op::SubInplace:
+    case Op::MulInplace:
+    case Op::DivInplace: {
+      tl::Tensor self = in[0].view;
+      const bool tensor = c.form == Form::TT;
+      if (op == Op::AddInplace) tensor ? self.add_(t(1)) : self.add_(sc(0));
+      if (op == Op::SubInplace) tensor ? self.sub_(t(1)) : self.sub_(sc(0));
+      if (op == Op::MulInplace) tensor ? self.mul_(t(1)) : self.mul_(sc(0));
+      if (op == Op::DivInplace) tensor ? self.div_(t(1)) : self.div_(sc(0));
+      return in[0].base;
+    }
+    default:
+      return {};
+  }
+}
+
+std::string show(const V& v, DType d) {
+  std::ostringstream os;
+  if (is_float(d))
+    os.precision(17), os << v.f;
+  else
+    os << v.i;
+  return os.str();
+}
+
+std::string show_shape(const Dims& s) { return tl::Shape(s).str(); }
+
+bool close(const V& r, const V& l, DType d, double atol, double rtol) {
+  if (same_value(r, l, d)) return true;
+  if (!is_float(d) || std::isnan(r.f) || std::isnan(l.f) || std::isinf(r.f) || std::isinf(l.f))
+    return false;
+  return std::fabs(r.f - l.f) <= atol + rtol * std::fabs(r.f);
+}
+
+std::optional<std::string> compare_arrays(const RefResult& ref, const HostArray& want,
+                                          const HostArray& got, const char* what) {
+  std::ostringstream os;
+  if (want.dtype != got.dtype) {
+    os << what << " dtype " << got.dtype << ", expected " << want.dtype;
+    return os.str();
+  }
+  if (want.shape != got.shape) {
+    os << what << " shape " << show_shape(got.shape) << ", expected " << show_shape(want.shape);
+    return os.str();
+  }
+  for (size_t i = 0; i < want.v.size(); ++i) {
+    const double atol = i < ref.atol.size() ? ref.atol[i] : 0;
+    if (!close(want.v[i], got.v[i], want.dtype, atol, ref.rtol)) {
+      os << what << " element " << i << " is " << show(got.v[i], got.dtype) << ", expected "
+         << show(want.v[i], want.dtype);
+      return os.str();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+LibResult run_library(const Case& c, tl::Device device) {
+  LibResult r;
+  try {
+    std::vector<Built> in;
+    for (const Input& i : c.inputs) in.push_back(build_input(i, device));
+    tl::Tensor out = run_op(c, in);
+    if (out.device() != device) throw std::runtime_error("result on the wrong device");
+    r.out = read_tensor(out);
+    r.contiguous = out.is_contiguous();
+  } catch (const tl::Error& e) {
+    r.raised = true;
+    r.error = e.what();
+  } catch (const std::exception& e) {
+    r.raised = true;
+    r.error = std::string("untyped exception: ") + e.what();
+  }
+  return r;
+}
+
+std::optional<std::string> compare(const Case& c, const RefResult& ref, const LibResult& lib) {
+  if (ref.raises && !lib.raised) return "returned a result where torch raises (" + ref.why + ")";
+  if (!ref.raises && lib.raised) return "raised where a result is expected: " + lib.error;
+  if (lib.raised) {
+    if (lib.error.rfind("[tl::", 0) != 0) return "raised an error without an op name: " + lib.error;
+    return std::nullopt;
+  }
+  if (auto d = compare_arrays(ref, ref.out, lib.out, "result")) return d;
+  if ((c.op == Op::Clone || c.op == Op::Contiguous) && !lib.contiguous)
+    return std::string("result is not contiguous");
+  return std::nullopt;
+}
+
+std::optional<std::string> compare_runs(const RefResult& ref, const LibResult& cpu,
+                                        const LibResult& dev) {
+  if (cpu.raised != dev.raised)
+    return std::string("raised on one device only: ") + (cpu.raised ? cpu.error : dev.error);
+  if (cpu.raised) return std::nullopt;
+  RefResult loose = ref;  // the reference's tolerances, doubled for two approximations
+  loose.rtol *= 2;
+  for (double& a : loose.atol) a *= 2;
+  return compare_arrays(loose, cpu.out, dev.out, "cuda result vs cpu");
+}
+
+std::optional<std::string> check_case(const Case& c, const Known& known, tl::Device device,
+                                      bool* skipped, bool* raises) {
+  const RefResult ref = run_reference(c, known);
+  if (skipped) *skipped = ref.skip;
+  if (raises) *raises = ref.raises;
+  if (ref.skip) return std::nullopt;
+  const LibResult cpu = run_library(c, tl::Device::cpu());
+  if (auto d = compare(c, ref, cpu)) return "cpu: " + *d;
+  if (!device.is_cuda()) return std::nullopt;
+  const LibResult dev = run_library(c, device);
+  if (auto d = compare(c, ref, dev)) return "cuda: " + *d;
+  if (auto d = compare_runs(ref, cpu, dev)) return *d;
+  return std::nullopt;
+}
+
+}  // namespace fuzz
