@@ -1,7 +1,6 @@
 // Tensor core: construction, accessors, copies, conversion and host read-back.
 #include "tensor/tensor.h"
 
-
 #include "backends/backend.h"
 #include "backends/dispatch.h"
 #include "profiler/op_scope.h"
