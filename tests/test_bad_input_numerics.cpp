@@ -26,6 +26,7 @@ TEST_CASE("bad input: values out of a dtype's range") {
   run_bad_inputs({
       // full and fill_ (truncation of a fraction is fine; overflow is not)
       TL_BAD(tl::DTypeError, "[tl::full] ", "1e+10", tl::full({2}, 1e10, tl::kInt32)),
+      TL_BAD(tl::DTypeError, "[tl::scalar_tensor] ", "1e+10", tl::scalar_tensor(1e10, tl::kInt32)),
       TL_BAD(tl::DTypeError, "[tl::full] ", "1099511627776", tl::full({2}, k40, tl::kInt32)),
       TL_BAD(tl::DTypeError, "[tl::full] ", "int32", tl::full({2}, NAN, tl::kInt32)),
       TL_BAD(tl::DTypeError, "[tl::full] ", "inf", tl::full({2}, INFINITY, tl::kInt64)),

@@ -166,6 +166,12 @@ TEST_CASE("bad input: view arguments near int64's limits") {
              tl::cat({tl::ones({1}).expand({kMax}), tl::ones({1}).expand({kMax})})),
       TL_BAD(tl::ShapeError, "[tl::stack] ", "overflow",
              tl::stack({tl::ones({1}).expand({kBig}), tl::ones({1}).expand({kBig})})),
+      // Each dim fits, the element count of the result does not (3 * 2^62).
+      TL_BAD(tl::ShapeError, "[tl::stack] ", "overflow",
+             tl::stack({tl::ones({1}).expand({int64_t(1) << 62}),
+                        tl::ones({1}).expand({int64_t(1) << 62}),
+                        tl::ones({1}).expand({int64_t(1) << 62})},
+                       1)),
   });
 }
 

@@ -40,6 +40,7 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
 }
 
 Tensor scalar_tensor(Scalar value, TensorOptions options) {
+  profiler::OpScope scope("tl::scalar_tensor");  // errors name this op, not the full it calls
   return full({}, value, options.dtype(options.dtype()));
 }
 
