@@ -13,7 +13,7 @@
 #include <tensorlet.h>
 
 #include "bench_util.h"
-#include "profiler/op_scope.h"
+#include "core/op_scope.h"
 #include "profiler/recorder.h"
 
 namespace tl = tensorlet;

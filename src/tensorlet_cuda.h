@@ -51,7 +51,7 @@
 
 #include <utility>
 
-#include "profiler/op_scope.h"
+#include "core/op_scope.h"
 #include "tensorlet.h"
 
 namespace tensorlet::cuda {

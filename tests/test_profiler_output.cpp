@@ -18,7 +18,7 @@
 
 #include "profiler/export.h"
 #include "profiler/profile.h"
-#include "tensor/error.h"
+#include "core/error.h"
 #include "trace_format.h"
 
 namespace tp = tensorlet::profiler;

@@ -1,8 +1,8 @@
 // Finds the backend for a device and names ops for error messages.
 #include "backends/backend.h"
 
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet {
 

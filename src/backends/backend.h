@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "tensor/allocator.h"
-#include "tensor/tensor.h"
+#include "core/allocator.h"
+#include "core/tensor.h"
 
 namespace tensorlet {
 
@@ -52,7 +52,7 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Gt; }
 struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
   uint64_t seed = 0;
-  uint64_t offset = 0;        // first Philox block (see tensor/philox.h)
+  uint64_t offset = 0;        // first Philox block (see backends/math/philox.h)
   int64_t low = 0, high = 0;  // Integer only
 };
 

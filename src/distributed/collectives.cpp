@@ -2,8 +2,8 @@
 // profiler scope, runs its own checks, agrees with the other ranks on the inputs, and issues the
 // NCCL call on every local device's current stream.
 #include "distributed/nccl_internal.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed {
 namespace {

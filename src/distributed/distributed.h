@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tensor/device.h"
-#include "tensor/tensor.h"
+#include "core/device.h"
+#include "core/tensor.h"
 
 namespace tensorlet::distributed {
 

@@ -1,7 +1,7 @@
 // tl::distributed when tensorlet is built without NCCL (or without CUDA): is_available() says so
 // and every entry point throws DeviceError naming itself; an empty Work is still complete.
 #include "distributed/distributed.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "backends/cuda/cuda_internal.h"
 #include "distributed/nccl_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed::detail {
 namespace {

@@ -1,8 +1,8 @@
 // send and recv between two ranks, each a process with one local device: the pair agrees on
 // element count and dtype first (when check_inputs), then moves the bytes on the current stream.
 #include "distributed/nccl_internal.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstddef>
 
 #include "distributed/nccl_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed::detail {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "distributed/nccl_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed {
 namespace detail {

@@ -2,7 +2,7 @@
 // under the communicator's timeout, so a missing peer aborts instead of hanging).
 #include "backends/cuda/cuda_internal.h"
 #include "distributed/nccl_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::distributed {
 

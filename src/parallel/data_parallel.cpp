@@ -5,8 +5,8 @@
 
 #include "backends/cuda/cuda.h"
 #include "parallel/scatter_gather.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet {
 namespace {

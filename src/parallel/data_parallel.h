@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "tensor/device.h"
-#include "tensor/tensor.h"
+#include "core/device.h"
+#include "core/tensor.h"
 
 namespace tensorlet {
 

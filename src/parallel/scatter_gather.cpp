@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "backends/cuda/cuda.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
-#include "tensor/joining.h"
+#include "core/op_scope.h"
+#include "core/error.h"
+#include "ops/joining.h"
 
 namespace tensorlet::parallel {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor/device.h"
-#include "tensor/tensor.h"
+#include "core/device.h"
+#include "core/tensor.h"
 
 namespace tensorlet::parallel {
 

@@ -17,7 +17,7 @@
 #endif
 
 #include "profiler/export.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::profiler {
 

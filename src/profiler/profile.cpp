@@ -6,7 +6,7 @@
 
 #include "profiler/export.h"
 #include "profiler/recorder.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::profiler {
 

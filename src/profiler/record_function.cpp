@@ -1,5 +1,5 @@
 // RecordFunction: a user scope ("LINEAR PASS") recorded like an op, with where it was opened.
-#include "profiler/op_scope.h"
+#include "core/op_scope.h"
 #include "profiler/profile.h"
 #include "profiler/recorder.h"
 

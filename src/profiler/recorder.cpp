@@ -8,10 +8,10 @@
 #include <numeric>
 #include <string_view>
 
-#include "profiler/op_scope.h"
-#include "tensor/device.h"
-#include "tensor/error.h"
-#include "tensor/tensor.h"
+#include "core/op_scope.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/tensor.h"
 
 #include "profiler/gpu_trace.h"
 

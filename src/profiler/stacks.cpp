@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "profiler/export.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::profiler {
 

@@ -11,7 +11,7 @@
 
 #include "profiler/export.h"
 #include "profiler/profile.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::profiler {
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <type_traits>
 
-#include "backends/wrapping_int.h"
+#include "backends/math/wrapping_int.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -164,7 +164,7 @@ void for_each_run(const std::array<const Tensor*, N>& ops, const std::array<int6
 
 // One inner run: unit strides and a stride-0 (scalar) operand get plain indexed loops that the
 // compiler vectorizes; anything else walks byte strides. Inputs are read as Stored<T> (a bool as
-// its byte, any non-zero byte true: tensor/convert.h).
+// its byte, any non-zero byte true: core/convert.h).
 template <typename T, typename Out, typename F>
 void binary_kernel(const std::array<const Tensor*, 3>& ops, F f) {
   for_each_run<3>(ops, {sizeof(Out), sizeof(T), sizeof(T)},
@@ -270,7 +270,7 @@ void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, con
   if (out.numel() == 0) return;
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     // Selecting moves elements as they are stored; the condition is read as a byte (non-zero is
-    // true: tensor/convert.h).
+    // true: core/convert.h).
     using S = Stored<T>;
     for_each_run<4>({&out, &cond, &a, &b}, {sizeof(T), sizeof(bool), sizeof(T), sizeof(T)},
                     [](std::array<char*, 4> p, std::array<int64_t, 4> s, int64_t n) {

@@ -8,7 +8,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -64,7 +64,7 @@ void CpuBackend::cat(const std::vector<Tensor>& inputs, int64_t dim, const Tenso
     pieces.push_back(p);
   }
   // Elements move as stored: a bool as its byte (loading a byte other than 0/1 as a bool is
-  // undefined; tensor/convert.h).
+  // undefined; core/convert.h).
   dispatch_dtype(out.dtype(), [&]<typename L>() {
     using T = Stored<L>;
     T* dst = static_cast<T*>(out.data_ptr());

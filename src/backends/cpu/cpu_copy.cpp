@@ -4,12 +4,12 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 
 // Same dtype moves bytes (a bool byte other than 0/1 stays as it is, still true); otherwise each
-// element goes through convert (tensor/convert.h), defined for every value.
+// element goes through convert (core/convert.h), defined for every value.
 template <typename To, typename From>
 static void convert_rows(const StridedLoop<2>& loop) {
   loop.run([](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {

@@ -6,7 +6,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 

@@ -4,7 +4,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
 #include "backends/dispatch.h"
-#include "tensor/philox.h"
+#include "backends/math/philox.h"
 
 namespace tensorlet::cpu {
 

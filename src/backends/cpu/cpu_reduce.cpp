@@ -17,7 +17,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 
@@ -128,7 +128,7 @@ using WideOut = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
 
 // Each op: Acc, Out, identity(), step(acc, value), combine(acc, acc), finalize(acc, count).
 // step takes the element as stored (Stored<T>: a bool as its byte, any non-zero byte true, see
-// tensor/convert.h). Mean is Sum with a division at the end (Reducer's `mean`), so it shares Sum's
+// core/convert.h). Mean is Sum with a division at the end (Reducer's `mean`), so it shares Sum's
 // code.
 template <typename T>
 struct SumOp {

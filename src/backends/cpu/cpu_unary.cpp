@@ -5,7 +5,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
 #include "backends/dispatch.h"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -88,7 +88,7 @@ struct LogicalNotOp {
   }
 };
 
-// The input is read as Stored<T>: a bool as its byte, any non-zero byte true (tensor/convert.h).
+// The input is read as Stored<T>: a bool as its byte, any non-zero byte true (core/convert.h).
 template <typename T, typename Out, typename F>
 void unary_kernel(const StridedLoop<2>& loop, F f, int64_t grain = kGrainSize) {
   loop.run(

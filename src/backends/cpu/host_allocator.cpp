@@ -8,8 +8,8 @@
 #include <mutex>
 #include <vector>
 
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet::cpu {
 namespace {

@@ -2,7 +2,7 @@
 // skip malloc and large ones skip re-faulting their pages.
 #pragma once
 
-#include "tensor/allocator.h"
+#include "core/allocator.h"
 
 namespace tensorlet::cpu {
 

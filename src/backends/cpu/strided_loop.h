@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "backends/cpu/parallel.h"
-#include "tensor/tensor.h"
+#include "core/tensor.h"
 
 namespace tensorlet::cpu {
 

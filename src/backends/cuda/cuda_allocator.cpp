@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

@@ -3,10 +3,10 @@
 // maximum/minimum, bool results for comparisons and logical ops.
 #include <type_traits>
 
-#include "backends/wrapping_int.h"
+#include "backends/math/wrapping_int.h"
 #include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "backends/cuda/cuda_internal.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

@@ -5,7 +5,7 @@
 #include "backends/cuda/cuda_copy_peer.h"
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

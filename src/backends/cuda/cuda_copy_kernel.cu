@@ -14,7 +14,7 @@ struct IdentityOp {
   }
 };
 
-// As the CPU backend converts (tensor/convert.h): to bool is v != 0 (NaN counts as true), and
+// As the CPU backend converts (core/convert.h): to bool is v != 0 (NaN counts as true), and
 // NaN, infinities and out-of-range floats give the integer type's minimum, as on x86, where the
 // GPU's own conversion would saturate. A bool input arrives already read as its byte != 0.
 template <typename To>

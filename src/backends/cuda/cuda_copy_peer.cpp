@@ -11,7 +11,7 @@
 #include "backends/cuda/cuda_event_pool.h"
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

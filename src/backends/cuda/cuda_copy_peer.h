@@ -2,7 +2,7 @@
 // pinned host memory.
 #pragma once
 
-#include "tensor/tensor.h"
+#include "core/tensor.h"
 
 namespace tensorlet::cuda {
 

@@ -3,7 +3,7 @@
 #include <atomic>
 
 #include "backends/cuda/cuda_internal.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 

@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "backends/cuda/cuda_loop.cuh"
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cuda {
 

@@ -238,7 +238,7 @@ void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& ou
   take_along(in, dim, index, index_strides, out);
 }
 
-// Declared where it is used, in tensor/indexing.cpp: the front-end's range check of CUDA indices.
+// Declared where it is used, in ops/indexing.cpp: the front-end's range check of CUDA indices.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
 
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) {

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "backends/cuda/cuda_loop.cuh"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "backends/cuda/cuda.h"
-#include "tensor/allocator.h"
-#include "tensor/tensor.h"
+#include "core/allocator.h"
+#include "core/tensor.h"
 
 namespace tensorlet::cuda {
 

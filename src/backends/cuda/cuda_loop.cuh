@@ -10,8 +10,8 @@
 #include <initializer_list>
 
 #include "backends/cuda/cuda_internal.h"
-#include "tensor/shape.h"
-#include "tensor/tensor.h"
+#include "core/shape.h"
+#include "core/tensor.h"
 
 namespace tensorlet::cuda {
 

@@ -10,7 +10,7 @@
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/cuda_matmul_kernels.cuh"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "backends/wrapping_int.h"
+#include "backends/math/wrapping_int.h"
 
 namespace tensorlet::cuda {
 

@@ -1,12 +1,12 @@
 // Device-side Philox random fill: a thread per Philox block writes that block's 2 or 4 elements,
-// with the CPU backend's layout (tensor/philox.h), so both give the same numbers for a seed.
+// with the CPU backend's layout (backends/math/philox.h), so both give the same numbers for a seed.
 #include <cstdint>
 #include <type_traits>
 
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/cuda_loop.cuh"
-#include "tensor/philox.h"
+#include "backends/math/philox.h"
 
 namespace tensorlet::cuda {
 namespace {

@@ -11,7 +11,7 @@
 #include "backends/cuda/cuda_loop.cuh"
 #include "backends/cuda/cuda_reduce_kernel.cuh"
 #include "backends/cuda/cuda_reduce_plan.cuh"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 

@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "backends/cuda/cuda_reduce_ops.cuh"
-#include "tensor/shape.h"
+#include "core/shape.h"
 
 // The fold helpers are also compiled for the host (tests emulate the kernel there), where GCC
 // would warn about an unknown #pragma unroll.

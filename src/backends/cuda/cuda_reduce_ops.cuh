@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tensor/convert.h"
+#include "core/convert.h"
 
 namespace tensorlet::cuda::reduction {
 
@@ -35,7 +35,7 @@ template <typename T>
 using WideAcc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
 
 // Each op reads its input elements as In, which is Stored<T>: a bool as its byte, any non-zero
-// byte true (tensor/convert.h), as loading a byte other than 0/1 as a bool is undefined.
+// byte true (core/convert.h), as loading a byte other than 0/1 as a bool is undefined.
 // Each op also names `Partial`: the op that folds accumulators of the first pass of a split
 // reduction (its In is this op's Acc). Ops with the same accumulator share one, so split
 // reductions do not double the kernels compiled.

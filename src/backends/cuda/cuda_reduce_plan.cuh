@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "backends/cuda/cuda_reduce_kernel.cuh"
-#include "tensor/shape.h"
+#include "core/shape.h"
 
 namespace tensorlet::cuda::reduction {
 

@@ -4,7 +4,7 @@
 
 #include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
-#include "tensor/error.h"
+#include "core/error.h"
 
 namespace tensorlet::cuda {
 namespace {

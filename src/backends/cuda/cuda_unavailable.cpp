@@ -4,8 +4,8 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda.h"
-#include "profiler/op_scope.h"
-#include "tensor/error.h"
+#include "core/op_scope.h"
+#include "core/error.h"
 
 namespace tensorlet {
 

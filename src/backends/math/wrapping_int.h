@@ -1,0 +1,47 @@
+// Integer arithmetic as PyTorch does it, shared by the CPU and CUDA kernels: Wide<T>, the type
+// that wraps on overflow (signed overflow is undefined in C++; the unsigned type of the same size
+// wraps in two's complement; other types map to themselves), and int_pow.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/host_device.h"
+
+namespace tensorlet {
+
+template <typename T>
+struct WideOf {
+  using type = T;
+};
+template <>
+struct WideOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct WideOf<int64_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using Wide = typename WideOf<T>::type;
+
+// Integer powers: exact (wrapping) repeated squaring; a negative exponent gives 1 for base 1,
+// +-1 for base -1 and 0 otherwise (the front-end rejects negative scalar exponents).
+template <typename T>
+TL_HOST_DEVICE inline T int_pow(T base, T exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
+    return 0;
+  }
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  while (exp != 0) {
+    if (exp & 1) result *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return static_cast<T>(result);
+}
+
+}  // namespace tensorlet

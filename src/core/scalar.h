@@ -1,0 +1,86 @@
+// Scalar: a Python-style number (bool, integer or floating) that does not widen a tensor's dtype.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <type_traits>
+
+#include "core/convert.h"
+#include "core/dtype.h"
+
+namespace tensorlet {
+
+class Scalar {
+ public:
+  Scalar() = default;
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Scalar(T v) {  // NOLINT: implicit on purpose, as at::Scalar
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = DTypeKind::Bool;
+      i_ = v;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind_ = DTypeKind::Integer;
+      i_ = static_cast<int64_t>(v);
+    } else {
+      kind_ = DTypeKind::Floating;
+      d_ = static_cast<double>(v);
+    }
+  }
+
+  DTypeKind kind() const { return kind_; }
+  bool is_floating_point() const { return kind_ == DTypeKind::Floating; }
+  bool is_integral() const { return kind_ == DTypeKind::Integer; }
+  bool is_bool() const { return kind_ == DTypeKind::Bool; }
+
+  // The value as a T, by the element conversion rules of core/convert.h (defined for every
+  // value: integers wrap, out-of-range floats give the integer minimum). Check fits() first where
+  // torch refuses such values.
+  template <typename T>
+  T to() const {
+    return kind_ == DTypeKind::Floating ? convert<T>(d_) : convert<T>(i_);
+  }
+
+  // Whether the value can be stored in `dtype` without overflow, as torch's checked conversion of
+  // fill values: any value fits bool and float64; float32 takes a finite value up to its largest
+  // (infinities and NaN fit); an integer type takes a float in [min, max + 1) (NaN and infinities
+  // do not; the fraction is truncated) and an integer in [min, max].
+  bool fits(DType dtype) const {
+    switch (dtype) {
+      case kBool:
+      case kFloat64:
+        return true;
+      case kFloat32:
+        return kind_ != DTypeKind::Floating || !std::isfinite(d_) ||
+               std::abs(d_) <= static_cast<double>(std::numeric_limits<float>::max());
+      case kInt32:
+        return fits_integer<int32_t>();
+      case kInt64:
+        return fits_integer<int64_t>();
+    }
+    return false;
+  }
+
+ private:
+  template <typename I>
+  bool fits_integer() const {
+    if (kind_ == DTypeKind::Floating) {
+      const double bound = -static_cast<double>(int_min<I>());  // 2^(bits-1), exact
+      return d_ >= -bound && d_ < bound;
+    }
+    return i_ >= std::numeric_limits<I>::min() && i_ <= std::numeric_limits<I>::max();
+  }
+
+  DTypeKind kind_ = DTypeKind::Integer;
+  int64_t i_ = 0;
+  double d_ = 0;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  if (s.is_floating_point()) return os << s.to<double>();
+  if (s.is_bool()) return os << (s.to<bool>() ? "True" : "False");
+  return os << s.to<int64_t>();
+}
+
+}  // namespace tensorlet
