@@ -1,25 +1,43 @@
-// Finds the backend for a device and names ops for error messages.
+// The backend registry (one backend per device type, registered as the library loads) and the
+// names of ops for error messages.
 #include "backends/backend.h"
 
-#include "core/op_scope.h"
+#include <array>
+
 #include "core/error.h"
+#include "core/op_scope.h"
 
 namespace tensorlet {
+namespace {
 
-#if TL_WITH_CUDA
-Backend& cuda_backend();  // backends/cuda
-#endif
+using BackendGetter = Backend& (*)();
+
+// A function-local static: backends register from their own files' static initialisers.
+std::array<BackendGetter, kNumDeviceTypes>& backends() {
+  static std::array<BackendGetter, kNumDeviceTypes> table{};
+  return table;
+}
+
+}  // namespace
+
+bool register_backend(const BackendRegistration& r) {
+  backends()[static_cast<size_t>(r.type)] = r.backend;
+  register_allocator(r.type, r.allocator);
+  if (r.pinned_host_allocator) register_pinned_host_allocator(r.pinned_host_allocator);
+  return true;
+}
 
 Backend& backend_for(Device device) {
-  if (device.is_cpu()) return cpu_backend();
-#if TL_WITH_CUDA
-  return cuda_backend();
-#else
+  BackendGetter get = backends()[static_cast<size_t>(device.type())];
   // Named after the user's op (tl::zeros, tl::to, ...): "tl::backend" would mean nothing to them.
-  fail<DeviceError>(profiler::user_op_or("tl::backend"), "device ", device,
-                    " requested, but tensorlet was built without CUDA");
-#endif
+  if (get == nullptr)
+    fail<DeviceError>(profiler::user_op_or("tl::backend"), "device ", device,
+                      " requested, but tensorlet was built without ",
+                      device_type_display_name(device.type()));
+  return get();
 }
+
+Backend& cpu_backend() { return backend_for(Device::cpu()); }
 
 const char* unary_op_name(UnaryOp op) {
   static const char* names[] = {"tl::neg",     "tl::abs",  "tl::exp",        "tl::log",

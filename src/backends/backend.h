@@ -62,7 +62,6 @@ struct RandomParams {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual Allocator& allocator(Device device) = 0;
 
   // out[...] = src[...] converted to out's dtype; same shape; out may be any (non-overlapping)
   // strided view. One of src/out may live on another device (host <-> device copies);
@@ -102,17 +101,26 @@ class Backend {
   virtual void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) = 0;
   // Fills contiguous out from the Philox stream.
   virtual void random(const RandomParams& params, const Tensor& out) = 0;
+  // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
+  // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
+  virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;
 };
 
-// The backend for a device's type; throws DeviceError when that backend is not built in.
+// What a backend registers for its device type when the library loads:
+//   static const bool registered = register_backend({DeviceType::CPU, &cpu_backend, ...});
+struct BackendRegistration {
+  DeviceType type;
+  Backend& (*backend)();
+  AllocatorGetter allocator;
+  HostAllocatorGetter pinned_host_allocator = nullptr;  // page-locked host memory, if offered
+};
+bool register_backend(const BackendRegistration& registration);
+
+// The backend registered for a device's type; throws DeviceError when it is not built in.
 Backend& backend_for(Device device);
 // The backend that runs a kernel touching these devices: a non-CPU one if either is.
 inline Backend& backend_for(Device a, Device b) { return backend_for(a.is_cpu() ? b : a); }
 
 Backend& cpu_backend();
-
-// Page-locked host memory for non-blocking copies (the CUDA backend's); throws DeviceError in a
-// build without CUDA or on a machine without a GPU.
-Allocator& pinned_host_allocator();
 
 }  // namespace tensorlet

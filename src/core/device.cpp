@@ -8,6 +8,28 @@
 
 namespace tensorlet {
 
+const char* device_type_name(DeviceType type) {
+  switch (type) {
+#define TL_DEVICE_TYPE_NAME(e, name, display) \
+  case DeviceType::e:                         \
+    return name;
+    TL_DEVICE_TYPES(TL_DEVICE_TYPE_NAME)
+#undef TL_DEVICE_TYPE_NAME
+  }
+  return "?";
+}
+
+const char* device_type_display_name(DeviceType type) {
+  switch (type) {
+#define TL_DEVICE_TYPE_DISPLAY(e, name, display) \
+  case DeviceType::e:                            \
+    return display;
+    TL_DEVICE_TYPES(TL_DEVICE_TYPE_DISPLAY)
+#undef TL_DEVICE_TYPE_DISPLAY
+  }
+  return "?";
+}
+
 // torch's grammar: `type[:index]`, type "cpu" or "cuda" (lowercase), index 0 or a decimal number
 // without sign, spaces or leading zeros ("cuda:01" is refused, "cpu:0" accepted). torch stores the
 // index in an int8 and wraps past 127 ("cuda:128" becomes index -128); we refuse those instead.
@@ -40,7 +62,11 @@ Device Device::parse(std::string_view text) {
 }
 
 std::string Device::str() const {
-  return is_cpu() ? std::string("cpu") : "cuda:" + std::to_string(index_);
+  if (is_cpu()) return "cpu";
+  std::string s = device_type_name(type_);
+  s += ':';
+  s += std::to_string(index_);
+  return s;
 }
 
 std::ostream& operator<<(std::ostream& os, Device device) { return os << device.str(); }

@@ -8,8 +8,26 @@
 
 namespace tensorlet {
 
-enum class DeviceType : uint8_t { CPU = 0, CUDA = 1 };
-inline constexpr int kNumDeviceTypes = 2;
+// The device-type list: the one place a new backend's device type is added (ARCHITECTURE.md).
+// X(enumerator, name in device strings, name in messages)
+#define TL_DEVICE_TYPES(X) \
+  X(CPU, "cpu", "CPU")     \
+  X(CUDA, "cuda", "CUDA")
+
+enum class DeviceType : uint8_t {
+#define TL_DEVICE_TYPE_ENUM(e, name, display) e,
+  TL_DEVICE_TYPES(TL_DEVICE_TYPE_ENUM)
+#undef TL_DEVICE_TYPE_ENUM
+};
+inline constexpr int kNumDeviceTypes = 0
+#define TL_DEVICE_TYPE_COUNT(e, name, display) +1
+    TL_DEVICE_TYPES(TL_DEVICE_TYPE_COUNT)
+#undef TL_DEVICE_TYPE_COUNT
+    ;
+
+// "cuda" (as in device strings) and "CUDA" (as in messages).
+const char* device_type_name(DeviceType type);
+const char* device_type_display_name(DeviceType type);
 
 class Device {
  public:

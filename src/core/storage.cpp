@@ -1,7 +1,6 @@
-// Storage allocation through the device's backend allocator, reported to the profiler.
+// Storage allocation through the device's registered allocator, reported to the profiler.
 #include "core/storage.h"
 
-#include "backends/backend.h"
 #include "core/op_scope.h"
 
 namespace tensorlet {
@@ -10,7 +9,7 @@ Storage::Storage(size_t nbytes, Device device, bool pinned)
     : nbytes_(nbytes),
       device_(device),
       allocator_(pinned && device.is_cpu() ? &pinned_host_allocator()
-                                           : &backend_for(device).allocator(device)),
+                                           : &allocator_for(device)),
       pinned_(pinned && device.is_cpu()) {
   data_ = allocator_->allocate(nbytes);
   // Reported after the allocation succeeded, so a failed one records nothing.

@@ -8,14 +8,6 @@
 
 namespace tensorlet {
 
-#if TL_WITH_CUDA
-namespace cuda {
-// Min and max of a non-empty int32/int64 CUDA tensor, by one kernel and one copy to the host
-// (backends/cuda/cuda_index.cu).
-void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
-}  // namespace cuda
-#endif
-
 namespace {
 
 void check_same_device(const Tensor& a, const Tensor& other, const char* what, const char* op) {
@@ -24,19 +16,12 @@ void check_same_device(const Tensor& a, const Tensor& other, const char* what, c
                       other.device());
 }
 
-// Every index value must lie in [0, size), checked before any kernel writes. On the CPU two
-// reductions do it; on CUDA one kernel finds both bounds, so the check waits for the device once.
+// Every index value must lie in [0, size), checked before any kernel writes (a device finds both
+// bounds in one pass, so the check waits for it once).
 void check_index_range(const Tensor& index, int64_t size, int64_t dim, const char* op) {
   if (index.numel() == 0) return;
   int64_t lo = 0, hi = 0;
-  if (index.is_cpu()) {
-    lo = amin(index).item<int64_t>();
-    hi = amax(index).item<int64_t>();
-  } else {
-#if TL_WITH_CUDA
-    cuda::index_bounds(index, &lo, &hi);
-#endif
-  }
+  backend_for(index.device()).index_bounds(index, &lo, &hi);
   if (lo < 0)
     fail<IndexError>(op, "index ", lo, " is out of bounds for dimension ", dim, " with size ", size,
                      " (expected indices in [0, ", size, "))");

@@ -1,4 +1,4 @@
-// The CPU backend instance.
+// The CPU backend instance, registered for DeviceType::CPU as the library loads.
 #include "backends/cpu/cpu_backend.h"
 
 #include "backends/cpu/host_allocator.h"
@@ -6,13 +6,18 @@
 namespace tensorlet {
 namespace cpu {
 
-Allocator& CpuBackend::allocator(Device) { return host_allocator(); }
+namespace {
 
-}  // namespace cpu
-
-Backend& cpu_backend() {
-  static cpu::CpuBackend backend;
+Backend& instance() {
+  static CpuBackend backend;
   return backend;
 }
+Allocator& allocator(Device) { return host_allocator(); }
+
+[[maybe_unused]] const bool registered =
+    register_backend({DeviceType::CPU, &instance, &allocator});
+
+}  // namespace
+}  // namespace cpu
 
 }  // namespace tensorlet

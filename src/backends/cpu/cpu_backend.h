@@ -7,7 +7,6 @@ namespace tensorlet::cpu {
 
 class CpuBackend final : public Backend {
  public:
-  Allocator& allocator(Device device) override;
   void copy(const Tensor& src, const Tensor& out, bool non_blocking) override;  // cpu_copy.cpp
   void fill(const Tensor& out, Scalar value) override;                          // cpu_copy.cpp
   void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;         // cpu_unary.cpp
@@ -27,6 +26,7 @@ class CpuBackend final : public Backend {
   void cat(const std::vector<Tensor>& inputs, int64_t dim,
            const Tensor& out) override;                                 // cpu_cat.cpp
   void random(const RandomParams& params, const Tensor& out) override;  // cpu_random.cpp
+  void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

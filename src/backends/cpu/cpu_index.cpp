@@ -227,4 +227,17 @@ void CpuBackend::gather(const Tensor& in, int64_t dim, const Tensor& index, cons
   });
 }
 
+// Two reductions over the index, as amin/amax.
+void CpuBackend::index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) {
+  const std::vector<bool> all(static_cast<size_t>(index.dim()), true);
+  const Tensor out = make_tensor(Shape::filled(index.dim(), 1), index.dtype(), index.device());
+  auto bound = [&](ReduceOp op) {
+    reduce(op, index, all, out);
+    return index.dtype() == kInt32 ? int64_t{*static_cast<const int32_t*>(out.data_ptr())}
+                                   : *static_cast<const int64_t*>(out.data_ptr());
+  };
+  *lo = bound(ReduceOp::Min);
+  *hi = bound(ReduceOp::Max);
+}
+
 }  // namespace tensorlet::cpu

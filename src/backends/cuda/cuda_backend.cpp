@@ -1,5 +1,6 @@
-// The CUDA backend: validates the device index, makes the tensors' device current, and routes
-// each kernel family of the Backend interface to its file (cuda_kernels.h).
+// The CUDA backend, registered for DeviceType::CUDA as the library loads: validates the device
+// index, makes the tensors' device current, and routes each kernel family of the Backend
+// interface to its file (cuda_kernels.h).
 #include "backends/backend.h"
 #include "backends/cuda/cuda.h"
 #include "backends/cuda/cuda_internal.h"
@@ -13,20 +14,28 @@ namespace {
 // The device every operand of a kernel lives on (the CUDA one for host <-> device copies).
 int cuda_index_of(const Tensor& t) { return t.device().index(); }
 
+// The caching allocator of a device, after checking that the device exists.
+Allocator& allocator(Device device) {
+  const int n = device_count();
+  if (n == 0)
+    fail<DeviceError>(current_op_name(), "cannot use ", device,
+                      ": no CUDA device is available (no GPU or no driver)");
+  if (device.index() < 0 || device.index() >= n)
+    fail<DeviceError>(current_op_name(), "cannot use ", device,
+                      ": expected a device index in [0, ", n, "), this machine has ", n,
+                      " CUDA device", n == 1 ? "" : "s");
+  return device_allocator(device.index());
+}
+
+Allocator& pinned_host_allocator() {
+  if (!is_available())
+    fail<DeviceError>(current_op_name(),
+                      "pinned host memory needs a CUDA device (no GPU or no driver here)");
+  return pinned_allocator();
+}
+
 class CudaBackend final : public Backend {
  public:
-  Allocator& allocator(Device device) override {
-    const int n = device_count();
-    if (n == 0)
-      fail<DeviceError>(current_op_name(), "cannot use ", device,
-                        ": no CUDA device is available (no GPU or no driver)");
-    if (device.index() < 0 || device.index() >= n)
-      fail<DeviceError>(current_op_name(), "cannot use ", device,
-                        ": expected a device index in [0, ", n, "), this machine has ", n,
-                        " CUDA device", n == 1 ? "" : "s");
-    return device_allocator(device.index());
-  }
-
   void copy(const Tensor& src, const Tensor& out, bool non_blocking) override {
     cuda::copy(src, out, non_blocking);
   }
@@ -85,21 +94,19 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::random(params, out);
   }
+  void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
+    cuda::index_bounds(index, lo, hi);  // sets the device itself
+  }
 };
 
-}  // namespace
-}  // namespace cuda
-
-Backend& cuda_backend() {
-  static cuda::CudaBackend backend;
+Backend& instance() {
+  static CudaBackend backend;
   return backend;
 }
 
-Allocator& pinned_host_allocator() {
-  if (!cuda::is_available())
-    fail<DeviceError>(cuda::current_op_name(),
-                      "pinned host memory needs a CUDA device (no GPU or no driver here)");
-  return cuda::pinned_allocator();
-}
+[[maybe_unused]] const bool registered =
+    register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator});
 
+}  // namespace
+}  // namespace cuda
 }  // namespace tensorlet

@@ -238,9 +238,6 @@ void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& ou
   take_along(in, dim, index, index_strides, out);
 }
 
-// Declared where it is used, in ops/indexing.cpp: the front-end's range check of CUDA indices.
-void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
-
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) {
   const int device = index.device().index();
   OnDevice on_device(device);

@@ -36,5 +36,7 @@ void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& ou
 void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 // cuda_random.cu
 void random(const RandomParams& params, const Tensor& out);
+// Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
+void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
 
 }  // namespace tensorlet::cuda

@@ -74,10 +74,4 @@ bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 
 }  // namespace cuda
 
-Allocator& pinned_host_allocator() {
-  const char* op = profiler::current_op();
-  fail<DeviceError>(op ? op : "tl::pin_memory",
-                    "pinned host memory needs the CUDA backend (this build has none)");
-}
-
 }  // namespace tensorlet
