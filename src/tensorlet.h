@@ -8,6 +8,7 @@
 #include "profiler/profile.h"
 #include "benchmark/timer.h"
 #include "core/device.h"
+#include "core/dispatch.h"
 #include "core/dtype.h"
 #include "ops/elementwise.h"
 #include "core/error.h"

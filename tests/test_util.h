@@ -117,20 +117,14 @@ inline double element_at(const tl::Tensor& t, int64_t linear) {
     offset += (linear % n) * t.strides()[d];
     linear /= n;
   }
-  const char* base = static_cast<const char*>(t.storage()->data());
-  switch (t.dtype()) {
-    case tl::kBool:
-      return reinterpret_cast<const bool*>(base)[offset];
-    case tl::kInt32:
-      return reinterpret_cast<const int32_t*>(base)[offset];
-    case tl::kInt64:
-      return static_cast<double>(reinterpret_cast<const int64_t*>(base)[offset]);
-    case tl::kFloat32:
-      return reinterpret_cast<const float*>(base)[offset];
-    case tl::kFloat64:
-      return reinterpret_cast<const double*>(base)[offset];
-  }
-  return 0;
+  const char* p = static_cast<const char*>(t.storage()->data()) +
+                  offset * static_cast<int64_t>(t.element_size());
+  return tl::dispatch_dtype(t.dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, bool>)
+      return *reinterpret_cast<const uint8_t*>(p) != 0 ? 1.0 : 0.0;
+    else
+      return static_cast<double>(*reinterpret_cast<const T*>(p));
+  });
 }
 
 // All elements of any tensor (any device, any layout) as doubles, row-major. Device tensors come

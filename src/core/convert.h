@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/dtype.h"
 #include "core/host_device.h"
 
 namespace tensorlet {
@@ -58,11 +59,21 @@ TL_HOST_DEVICE constexpr bool float_fits(F x) {
 
 // static_cast where it is defined, and the rules above where it is not: to bool is v != 0 (NaN is
 // true), float -> integer out of range is int_min (cvttss2si / cvttsd2si's "integer indefinite").
-// Integer narrowing wraps modulo 2^bits (defined since C++20), as torch's casts do.
+// Integer narrowing wraps modulo 2^bits (defined since C++20), as torch's casts do. As torch on
+// x86: a float goes to a type narrower than int32 through int32 (300.0 -> uint8 is 44, NaN is 0);
+// Half and BFloat16 convert through float both ways (int64 70000 -> float16 is inf).
 template <typename To, typename From>
 TL_HOST_DEVICE constexpr To convert(From v) {
-  if constexpr (std::is_same_v<To, bool>)
+  if constexpr (std::is_same_v<To, From>)
+    return v;
+  else if constexpr (is_reduced_float_v<From>)
+    return convert<To>(static_cast<float>(v));
+  else if constexpr (std::is_same_v<To, bool>)
     return v != From(0);
+  else if constexpr (is_reduced_float_v<To>)
+    return To(static_cast<float>(v));
+  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From> && sizeof(To) < 4)
+    return static_cast<To>(convert<int32_t>(v));
   else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>)
     return float_fits<To>(v) ? static_cast<To>(v) : int_min<To>();
   else

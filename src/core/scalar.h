@@ -29,6 +29,10 @@ class Scalar {
     }
   }
 
+  // tl::Half and tl::BFloat16 values are floating scalars, as torch's item() of a float16 tensor.
+  template <typename T, std::enable_if_t<is_reduced_float_v<T>, int> = 0>
+  Scalar(T v) : kind_(DTypeKind::Floating), d_(static_cast<float>(v)) {}  // NOLINT: implicit
+
   DTypeKind kind() const { return kind_; }
   bool is_floating_point() const { return kind_ == DTypeKind::Floating; }
   bool is_integral() const { return kind_ == DTypeKind::Integer; }
@@ -43,17 +47,28 @@ class Scalar {
   }
 
   // Whether the value can be stored in `dtype` without overflow, as torch's checked conversion of
-  // fill values: any value fits bool and float64; float32 takes a finite value up to its largest
-  // (infinities and NaN fit); an integer type takes a float in [min, max + 1) (NaN and infinities
-  // do not; the fraction is truncated) and an integer in [min, max].
+  // fill values: any value fits bool, float64, float16 and bfloat16 (those round to infinity);
+  // float32 takes a finite value up to its largest (infinities and NaN fit); a signed integer type
+  // takes a float in [min, max + 1) (NaN and infinities do not; the fraction is truncated) and an
+  // integer in [min, max]; uint8 takes a float in [0, 256) and an integer in [-255, 255] (a
+  // negative one wraps, as torch's overflows<uint8_t>).
   bool fits(DType dtype) const {
     switch (dtype) {
       case kBool:
       case kFloat64:
+      case kFloat16:
+      case kBFloat16:
         return true;
       case kFloat32:
         return kind_ != DTypeKind::Floating || !std::isfinite(d_) ||
                std::abs(d_) <= static_cast<double>(std::numeric_limits<float>::max());
+      case kUInt8:
+        if (kind_ == DTypeKind::Floating) return d_ >= 0 && d_ < 256;
+        return i_ >= -255 && i_ <= 255;
+      case kInt8:
+        return fits_integer<int8_t>();
+      case kInt16:
+        return fits_integer<int16_t>();
       case kInt32:
         return fits_integer<int32_t>();
       case kInt64:

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/op_scope.h"
 #include "core/convert.h"
 

@@ -1,6 +1,6 @@
 // Tensor methods that run a kernel: copies, fills, dtype and device conversions, host read-back.
 #include "backends/backend.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/op_scope.h"
 #include "core/scalar_check.h"
 #include "core/tensor.h"

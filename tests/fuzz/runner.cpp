@@ -3,6 +3,7 @@
 #include "fuzz/runner.h"
 
 #include <cstring>
+#include <stdexcept>
 #include <sstream>
 
 namespace fuzz {
@@ -56,6 +57,8 @@ Built build_input(const Input& in, tl::Device device) {
       case tl::kFloat64:
         static_cast<double*>(p)[i] = v.f;
         break;
+      default:  // the generator makes no other dtype yet
+        throw std::logic_error("fuzz: dtype not generated");
     }
   }
   if (device.is_cuda()) base = base.to(device);
@@ -100,6 +103,8 @@ HostArray read_tensor(const tl::Tensor& t0) {
       case tl::kFloat64:
         std::memcpy(&v.f, p, 8);
         break;
+      default:  // the generator makes no other dtype yet
+        throw std::logic_error("fuzz: dtype not generated");
     }
   });
   return a;

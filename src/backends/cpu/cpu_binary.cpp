@@ -6,7 +6,7 @@
 #include "backends/math/wrapping_int.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {
@@ -223,7 +223,7 @@ void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   const std::array<const Tensor*, 3> ops{&out, &a, &b};
-  dispatch_dtype(a.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(a.dtype(), [&]<typename T>() {
     constexpr bool is_bool = std::is_same_v<T, bool>;
     constexpr bool is_float = std::is_floating_point_v<T>;
     switch (op) {
@@ -268,7 +268,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Ten
 
 void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
-  dispatch_dtype(out.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
     // Selecting moves elements as they are stored; the condition is read as a byte (non-zero is
     // true: core/convert.h).
     using S = Stored<T>;

@@ -7,7 +7,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {
@@ -65,7 +65,7 @@ void CpuBackend::cat(const std::vector<Tensor>& inputs, int64_t dim, const Tenso
   }
   // Elements move as stored: a bool as its byte (loading a byte other than 0/1 as a bool is
   // undefined; core/convert.h).
-  dispatch_dtype(out.dtype(), [&]<typename L>() {
+  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename L>() {
     using T = Stored<L>;
     T* dst = static_cast<T*>(out.data_ptr());
     const int64_t block_rows =

@@ -3,7 +3,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {

@@ -5,7 +5,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {
@@ -82,7 +82,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
   StridedLoop<1> loop({&in});
   const int64_t chunks = chunk_count(n);
   Tensor out;
-  dispatch_dtype(in.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     std::vector<int64_t> start = count_nonzero<T>(loop, n, chunks);
     out = make_tensor({start[chunks], nd}, kInt64, Device::cpu());
     int64_t* base = static_cast<int64_t*>(out.data_ptr());

@@ -3,7 +3,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "backends/math/philox.h"
 
 namespace tensorlet::cpu {
@@ -50,7 +50,7 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
 }  // namespace
 
 void CpuBackend::random(const RandomParams& params, const Tensor& out) {
-  dispatch_dtype(out.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
     T* data = static_cast<T*>(out.data_ptr());
     const int64_t n = out.numel();
     const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);

@@ -16,7 +16,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {
@@ -525,7 +525,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& 
   DimList kept, reduced;
   plan(in, reduce_dims, false, kept, reduced);
   const char* name = reduce_op_name(op);
-  dispatch_dtype(in.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     switch (op) {
       case ReduceOp::Sum:
         return run_op<SumOp<T>, T>(in, kept, reduced, out, name);
@@ -563,7 +563,7 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int6
   DimList kept, reduced;
   plan(in, reduce_dims, true, kept, reduced);
   const char* name = op == ArgReduceOp::ArgMax ? "tl::argmax" : "tl::argmin";
-  dispatch_dtype(in.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     if (op == ArgReduceOp::ArgMax)
       run_op<ArgOp<T, true>, T>(in, kept, reduced, out, name);
     else

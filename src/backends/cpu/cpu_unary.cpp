@@ -4,7 +4,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "backends/dispatch.h"
+#include "core/dispatch.h"
 #include "core/convert.h"
 
 namespace tensorlet::cpu {
@@ -118,7 +118,7 @@ constexpr int64_t kMathGrain = kGrainSize / 8;
 void CpuBackend::unary(UnaryOp op, const Tensor& in, const Tensor& out) {
   StridedLoop<2> loop({&out, &in});
   if (loop.numel() == 0) return;
-  dispatch_dtype(in.dtype(), [&]<typename T>() {
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     constexpr bool is_bool = std::is_same_v<T, bool>;
     constexpr bool is_float = std::is_floating_point_v<T>;
     switch (op) {

@@ -113,8 +113,7 @@ void run(const Op& op, const Tensor& a, const Tensor& b, const Tensor& out) {
 
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
-  dispatch_cuda_dtype(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_dtype<kClassicDTypes>(a.dtype(), [&]<typename T>() {
     constexpr bool is_bool = std::is_same_v<T, bool>;
     constexpr bool is_float = std::is_floating_point_v<T>;
     switch (op) {

@@ -41,16 +41,13 @@ void copy_same_device(const Tensor& src, const Tensor& out) {
       return;
     }
     // Same dtype moves bits: one kernel per element size.
-    dispatch_bits(out.element_size(), [&](auto tag) {
-      using U = decltype(tag);
+    dispatch_bits(out.element_size(), [&]<typename U>() {
       Elementwise<U, U>::run(IdentityOp{}, out, {&src});
     });
     return;
   }
-  dispatch_cuda_dtype(out.dtype(), [&](auto to_tag) {
-    using To = decltype(to_tag);
-    dispatch_cuda_dtype(src.dtype(), [&](auto from_tag) {
-      using From = decltype(from_tag);
+  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename To>() {
+    dispatch_dtype<kClassicDTypes>(src.dtype(), [&]<typename From>() {
       if constexpr (!std::is_same_v<To, From>)
         Elementwise<To, From>::run(ConvertOp<To>{}, out, {&src});
     });

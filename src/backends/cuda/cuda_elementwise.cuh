@@ -33,8 +33,10 @@ struct alignas(sizeof(T) * V) Vec {
 // The unsigned type of T's size: copies, fills and where move bits, so float and int32 (and
 // double and int64) share one kernel.
 template <typename T>
-using BitsOf = std::conditional_t<sizeof(T) == 1, uint8_t,
-                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+using BitsOf = std::conditional_t<
+    sizeof(T) == 1, uint8_t,
+    std::conditional_t<sizeof(T) == 2, uint16_t,
+                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
 
 // Operands of the flat kernel; out and every non-scalar input are contiguous with n elements.
 template <int N>
@@ -325,13 +327,5 @@ struct Elementwise {
         });
   }
 };
-
-// Calls fn(U{}) with the unsigned type of an element size (1, 4 or 8 bytes).
-template <typename Fn>
-decltype(auto) dispatch_bits(size_t element_size, Fn&& fn) {
-  if (element_size == 1) return fn(uint8_t{});
-  if (element_size == 4) return fn(uint32_t{});
-  return fn(uint64_t{});
-}
 
 }  // namespace tensorlet::cuda

@@ -61,21 +61,6 @@ __device__ __forceinline__ int64_t element_offset(const StridedIndexer<1>& ix, I
   return off[0];
 }
 
-// Calls fn.template operator()<U>() with an unsigned type of the element size: gathers and copies
-// move bits, so dtypes of one size share a kernel.
-template <typename Fn>
-void dispatch_bits(size_t element_size, Fn&& fn) {
-  switch (element_size) {
-    case 1:
-      return fn.template operator()<uint8_t>();
-    case 4:
-      return fn.template operator()<uint32_t>();
-    case 8:
-      return fn.template operator()<uint64_t>();
-  }
-  fail<DTypeError>(current_op_name(), "unsupported element size ", element_size);
-}
-
 // Indices below this bound take 32-bit index math (with room for a tile past the end).
 constexpr int64_t kMax32BitElements = int64_t{1} << 31;
 

@@ -10,6 +10,7 @@
 #include <initializer_list>
 
 #include "backends/cuda/cuda_internal.h"
+#include "core/dispatch.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 
@@ -83,24 +84,6 @@ bool is_contiguous_run(const StridedIndexer<N>& ix) {
   for (int k = 0; k < N; ++k)
     if (ix.strides[k][0] != 1) return false;
   return true;
-}
-
-// Calls fn(T{}) with the C++ type of a tensorlet dtype, in device code files.
-template <typename Fn>
-decltype(auto) dispatch_cuda_dtype(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case kBool:
-      return fn(bool{});
-    case kInt32:
-      return fn(int32_t{});
-    case kInt64:
-      return fn(int64_t{});
-    case kFloat32:
-      return fn(float{});
-    case kFloat64:
-      return fn(double{});
-  }
-  return fn(float{});
 }
 
 // Typed base pointer of a tensor (storage + offset), for kernel arguments.

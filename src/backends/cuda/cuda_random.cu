@@ -92,8 +92,7 @@ void launch_random(const RandomParams& p, const Tensor& out, cudaStream_t s) {
 void random(const RandomParams& params, const Tensor& out) {
   if (out.numel() == 0) return;
   cudaStream_t s = current_stream_handle(out.device().index());
-  dispatch_cuda_dtype(out.dtype(), [&](auto zero) {
-    using T = decltype(zero);
+  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
     // Two words per element for float64, or for integers whose range needs more than 32 bits.
     const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);
     const bool wide = params.kind == RandomKind::Integer ? range > (uint64_t{1} << 32)

@@ -87,8 +87,7 @@ void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
   p.n_out = out.numel();
   p.n_red = in.numel() / p.n_out;
   const char* name = reduce_op_name(op);
-  dispatch_cuda_dtype(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     switch (op) {
       case ReduceOp::Sum:
         return run<SumOp<T>>(p, in, out, name);
@@ -130,8 +129,7 @@ void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, co
   p.n_red = in.numel() / p.n_out;
   const bool is_max = op == ArgReduceOp::ArgMax;
   const char* name = is_max ? "tl::argmax" : "tl::argmin";
-  dispatch_cuda_dtype(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     if (is_max)
       run<ArgOp<T, true>>(p, in, out, name);
     else

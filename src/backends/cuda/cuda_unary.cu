@@ -90,8 +90,7 @@ void run(const Op& op, const Tensor& in, const Tensor& out) {
 
 void unary(UnaryOp op, const Tensor& in, const Tensor& out) {
   if (out.numel() == 0) return;
-  dispatch_cuda_dtype(in.dtype(), [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
     constexpr bool is_bool = std::is_same_v<T, bool>;
     constexpr bool is_float = std::is_floating_point_v<T>;
     switch (op) {

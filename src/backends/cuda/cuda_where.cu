@@ -17,8 +17,7 @@ struct WhereOp {
 void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   // Selecting moves bits, so dtypes of one size share a kernel.
-  dispatch_bits(out.element_size(), [&](auto tag) {
-    using U = decltype(tag);
+  dispatch_bits(out.element_size(), [&]<typename U>() {
     Elementwise<U, bool, U, U>::run(WhereOp{}, out, {&cond, &a, &b});
   });
 }
