@@ -38,8 +38,15 @@ Device Device::parse(std::string_view text) {
   constexpr int kMaxIndex = 127;
   if (text.empty()) fail<DeviceError>(op, "device string must not be empty");
   const size_t colon = text.find(':');
-  const std::string_view type = text.substr(0, colon);
-  if (type != "cpu" && type != "cuda")
+  const std::string_view type_name = text.substr(0, colon);
+  DeviceType type{};
+  bool known = false;
+  for (int t = 0; t < kNumDeviceTypes && !known; ++t)
+    if (type_name == device_type_name(static_cast<DeviceType>(t))) {
+      type = static_cast<DeviceType>(t);
+      known = true;
+    }
+  if (!known)
     fail<DeviceError>(op, "expected device type cpu or cuda at the start of device string \"", text,
                       "\"");
   int index = 0;
@@ -58,7 +65,7 @@ Device Device::parse(std::string_view text) {
                         "\" is out of range (at most ", kMaxIndex, ")");
   }
   // As torch, "cpu:N" names the CPU: tensors made with it live on the one CPU device.
-  return type == "cpu" ? cpu() : cuda(index);
+  return Device(type, index);
 }
 
 std::string Device::str() const {

@@ -19,8 +19,8 @@ inline constexpr DTypeSet kClassicDTypes{kBool, kInt32, kInt64, kFloat32, kFloat
 template <DTypeSet Supported = kAllDTypes, typename F>
 decltype(auto) dispatch_dtype(DType dtype, F&& f, const char* op = "tl::dispatch") {
   switch (dtype) {
-#define TL_DISPATCH_CASE(e, T, name, kind)                                        \
-  case DType::e:                                                                  \
+#define TL_DISPATCH_CASE(e, T, name, kind)                                         \
+  case DType::e:                                                                   \
     if constexpr (Supported.contains(DType::e)) return f.template operator()<T>(); \
     break;
     TL_DTYPES(TL_DISPATCH_CASE)

@@ -17,16 +17,16 @@ namespace tensorlet {
 // X(enumerator, C++ element type, name as torch prints it without "torch.", kind)
 // The enumerators' values are those of the list order; earlier releases' dtypes come first so
 // their values do not change.
-#define TL_DTYPES(X)                          \
-  X(Bool, bool, "bool", Bool)                 \
-  X(Int32, int32_t, "int32", Integer)         \
-  X(Int64, int64_t, "int64", Integer)         \
-  X(Float32, float, "float32", Floating)      \
-  X(Float64, double, "float64", Floating)     \
-  X(UInt8, uint8_t, "uint8", Integer)         \
-  X(Int8, int8_t, "int8", Integer)            \
-  X(Int16, int16_t, "int16", Integer)         \
-  X(Float16, Half, "float16", Floating)       \
+#define TL_DTYPES(X)                      \
+  X(Bool, bool, "bool", Bool)             \
+  X(Int32, int32_t, "int32", Integer)     \
+  X(Int64, int64_t, "int64", Integer)     \
+  X(Float32, float, "float32", Floating)  \
+  X(Float64, double, "float64", Floating) \
+  X(UInt8, uint8_t, "uint8", Integer)     \
+  X(Int8, int8_t, "int8", Integer)        \
+  X(Int16, int16_t, "int16", Integer)     \
+  X(Float16, Half, "float16", Floating)   \
   X(BFloat16, BFloat16, "bfloat16", Floating)
 
 enum class DType : uint8_t {
@@ -147,10 +147,10 @@ struct dtype_of {
                 "tensorlet element types are bool, uint8_t, int8_t, int16_t, int32_t, int64_t, "
                 "tl::Half, tl::BFloat16, float and double");
 };
-#define TL_DTYPE_OF(e, T, name, kind)          \
-  template <>                                  \
-  struct dtype_of<T> {                         \
-    static constexpr DType value = DType::e;   \
+#define TL_DTYPE_OF(e, T, name, kind)        \
+  template <>                                \
+  struct dtype_of<T> {                       \
+    static constexpr DType value = DType::e; \
   };
 TL_DTYPES(TL_DTYPE_OF)
 #undef TL_DTYPE_OF
@@ -197,7 +197,7 @@ using compute_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 // BFloat16, double for float (torch's CPU acc_type; on a GPU the extra adds are free next to the
 // memory traffic), int64 for integers and bool, double for double.
 template <typename T>
-using acc_t = std::conditional_t<
-    is_floating_v<T>, std::conditional_t<is_reduced_float_v<T>, float, double>, int64_t>;
+using acc_t = std::conditional_t<is_floating_v<T>,
+                                 std::conditional_t<is_reduced_float_v<T>, float, double>, int64_t>;
 
 }  // namespace tensorlet

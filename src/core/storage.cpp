@@ -8,8 +8,7 @@ namespace tensorlet {
 Storage::Storage(size_t nbytes, Device device, bool pinned)
     : nbytes_(nbytes),
       device_(device),
-      allocator_(pinned && device.is_cpu() ? &pinned_host_allocator()
-                                           : &allocator_for(device)),
+      allocator_(pinned && device.is_cpu() ? &pinned_host_allocator() : &allocator_for(device)),
       pinned_(pinned && device.is_cpu()) {
   data_ = allocator_->allocate(nbytes);
   // Reported after the allocation succeeded, so a failed one records nothing.

@@ -14,8 +14,7 @@ Backend& instance() {
 }
 Allocator& allocator(Device) { return host_allocator(); }
 
-[[maybe_unused]] const bool registered =
-    register_backend({DeviceType::CPU, &instance, &allocator});
+[[maybe_unused]] const bool registered = register_backend({DeviceType::CPU, &instance, &allocator});
 
 }  // namespace
 }  // namespace cpu

@@ -21,9 +21,8 @@ Allocator& allocator(Device device) {
     fail<DeviceError>(current_op_name(), "cannot use ", device,
                       ": no CUDA device is available (no GPU or no driver)");
   if (device.index() < 0 || device.index() >= n)
-    fail<DeviceError>(current_op_name(), "cannot use ", device,
-                      ": expected a device index in [0, ", n, "), this machine has ", n,
-                      " CUDA device", n == 1 ? "" : "s");
+    fail<DeviceError>(current_op_name(), "cannot use ", device, ": expected a device index in [0, ",
+                      n, "), this machine has ", n, " CUDA device", n == 1 ? "" : "s");
   return device_allocator(device.index());
 }
 
