@@ -17,13 +17,23 @@ ncclDataType_t nccl_type(DType dtype, const char* op, bool reduction) {
       return ncclInt32;
     case kInt64:
       return ncclInt64;
+    case kFloat16:
+      return ncclFloat16;
+    case kBFloat16:
+      return ncclBfloat16;
+    case kInt8:
+      return ncclInt8;
+    case kUInt8:
+      return ncclUint8;
+    case kInt16:  // NCCL has no 16-bit integer type
+      break;
     case kBool:
       // One byte per element: moving them is exact, but summing bytes is not a logical or.
       if (!reduction) return ncclUint8;
       break;
   }
-  fail<DTypeError>(op, "cannot reduce ", dtype,
-                   " tensors; use float32, float64, int32 or int64 (e.g. t.to(tl::kInt32))");
+  fail<DTypeError>(op, reduction ? "cannot reduce " : "cannot move ", dtype,
+                   " tensors (NCCL has no such type); use another dtype (e.g. t.to(tl::kInt32))");
 }
 
 ncclRedOp_t nccl_op(ReduceOp op, DType dtype, const char* op_name) {
