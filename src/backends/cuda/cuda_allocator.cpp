@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/cuda/cuda_event_pool.h"
 #include "backends/cuda/cuda_internal.h"
 #include "core/error.h"
 
@@ -287,10 +288,10 @@ class CachingDeviceAllocator final : public Allocator {
       QuietOnDevice on_device(device_);  // events belong to the device current at creation
       recorded_all = on_device.ok();
       for (size_t i = 0; recorded_all && i < b->uses.size(); ++i) {
-        cudaEvent_t e = take_event();
+        cudaEvent_t e = try_take_pooled_event(device_);
         if (e != nullptr && cudaEventRecord(e, b->uses[i]) != cudaSuccess) {
           (void)cudaGetLastError();
-          free_events_.push_back(e);
+          give_back_pooled_event(device_, e);
           e = nullptr;
         }
         if (e == nullptr) {
@@ -307,20 +308,6 @@ class CachingDeviceAllocator final : public Allocator {
     if (!recorded_all) ++b->pending_events;
   }
 
-  cudaEvent_t take_event() {
-    if (!free_events_.empty()) {
-      cudaEvent_t e = free_events_.back();
-      free_events_.pop_back();
-      return e;
-    }
-    cudaEvent_t e = nullptr;
-    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return e;
-  }
-
   // Moves blocks whose events all completed to their free lists; returns the first real error.
   cudaError_t collect_pending() {
     cudaError_t first_error = cudaSuccess;
@@ -329,7 +316,7 @@ class CachingDeviceAllocator final : public Allocator {
       const PendingUse use = pending_[i];
       const cudaError_t err = cudaEventQuery(use.event);
       if (err == cudaSuccess) {
-        free_events_.push_back(use.event);
+        give_back_pooled_event(device_, use.event);
         if (--use.block->pending_events == 0) push_free(use.block);
         continue;
       }
@@ -404,7 +391,6 @@ class CachingDeviceAllocator final : public Allocator {
   std::vector<std::unique_ptr<StreamFreeLists>> lists_;
   StreamFreeLists* last_lists_ = nullptr;  // most allocations come from one stream
   std::vector<PendingUse> pending_;
-  std::vector<cudaEvent_t> free_events_;
   MemoryStats stats_;
 };
 

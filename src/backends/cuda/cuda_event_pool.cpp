@@ -27,19 +27,39 @@ EventPool& pool() {
 
 }  // namespace
 
+namespace {
+
+// A free event of `device`, or nullptr when its list is empty.
+cudaEvent_t pop_free(int device) {
+  EventPool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  std::vector<cudaEvent_t>& list = p.of(device);
+  if (list.empty()) return nullptr;
+  cudaEvent_t e = list.back();
+  list.pop_back();
+  return e;
+}
+
+}  // namespace
+
 cudaEvent_t take_pooled_event(int device) {
-  {
-    EventPool& p = pool();
-    std::lock_guard<std::mutex> lock(p.mutex);
-    std::vector<cudaEvent_t>& list = p.of(device);
-    if (!list.empty()) {
-      cudaEvent_t e = list.back();
-      list.pop_back();
-      return e;
-    }
-  }
+  if (cudaEvent_t e = pop_free(device)) return e;
   cudaEvent_t e = nullptr;
   TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  return e;
+}
+
+cudaEvent_t try_take_pooled_event(int device) noexcept {
+  try {
+    if (cudaEvent_t e = pop_free(device)) return e;
+  } catch (...) {
+    return nullptr;  // the pool's bookkeeping could not grow
+  }
+  cudaEvent_t e = nullptr;
+  if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
   return e;
 }
 

@@ -1,4 +1,5 @@
-// Pooled CUDA events (timing off) that order work across streams and devices inside the backend.
+// The backend's one pool of CUDA events (timing off) that order work across streams and devices:
+// copies, the caching device allocator and the pinned host allocator all take from it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,6 +9,8 @@ namespace tensorlet::cuda {
 // An event of `device`, which must be current: from the device's pool, created when it is empty
 // (creating one costs microseconds, too much per copy).
 cudaEvent_t take_pooled_event(int device);
+// The same, for code that must not throw (deallocation): nullptr when no event can be created.
+cudaEvent_t try_take_pooled_event(int device) noexcept;
 // Returns an event to its device's pool. Reusing it right after cudaStreamWaitEvent is safe: the
 // wait captured the state it had when it was called.
 void give_back_pooled_event(int device, cudaEvent_t event) noexcept;

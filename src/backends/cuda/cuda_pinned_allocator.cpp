@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/cuda_event_pool.h"
 #include "backends/cuda/cuda_internal.h"
 #include "core/error.h"
 
@@ -80,9 +81,9 @@ class PinnedAllocator final : public Allocator {
     prune_uses(b);             // a buffer used for many copies keeps a short list
     int device = 0;
     TL_CUDA_CHECK(cudaGetDevice(&device));
-    cudaEvent_t e = take_event(device);
+    cudaEvent_t e = take_pooled_event(device);
     const cudaError_t err = cudaEventRecord(e, stream);
-    if (err != cudaSuccess) events_of(device).push_back(e);
+    if (err != cudaSuccess) give_back_pooled_event(device, e);
     TL_CUDA_CHECK(err);
     b->uses.push_back({e, device});
   }
@@ -142,7 +143,7 @@ class PinnedAllocator final : public Allocator {
     for (const PinnedUse& use : b->uses) {
       const cudaError_t err = cudaEventQuery(use.event);
       if (err == cudaSuccess) {
-        events_of(use.device).push_back(use.event);
+        give_back_pooled_event(use.device, use.event);
         continue;
       }
       (void)cudaGetLastError();
@@ -177,25 +178,6 @@ class PinnedAllocator final : public Allocator {
     }
   }
 
-  std::vector<cudaEvent_t>& events_of(int device) {
-    if (static_cast<size_t>(device) >= free_events_.size())
-      free_events_.resize(static_cast<size_t>(device) + 1);
-    return free_events_[static_cast<size_t>(device)];
-  }
-
-  // An event of the current device (`device`), pooled.
-  cudaEvent_t take_event(int device) {
-    std::vector<cudaEvent_t>& pool = events_of(device);
-    if (!pool.empty()) {
-      cudaEvent_t e = pool.back();
-      pool.pop_back();
-      return e;
-    }
-    cudaEvent_t e = nullptr;
-    TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return e;
-  }
-
   [[noreturn]] void throw_oom(size_t nbytes) {
     fail<OutOfMemoryError>(current_op_name(), "out of pinned host memory: tried to allocate ",
                            nbytes, " bytes; tensorlet holds ", reserved_,
@@ -207,7 +189,6 @@ class PinnedAllocator final : public Allocator {
   std::array<std::vector<PinnedBlock*>, kClasses> free_;
   std::array<size_t, kClasses> class_blocks_{};
   std::vector<PinnedBlock*> pending_;                  // freed, waiting for their copies
-  std::vector<std::vector<cudaEvent_t>> free_events_;  // per device
   size_t reserved_ = 0;
 };
 
