@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "backends/coalesce.h"
 #include "backends/cpu/parallel.h"
 #include "core/tensor.h"
 
@@ -19,26 +20,11 @@ class StridedLoop {
     const Shape& shape = ops[0]->shape();
     for (int k = 0; k < N; ++k) base_[k] = static_cast<char*>(ops[k]->data_ptr());
     numel_ = shape.numel();
-    // Keep dims of extent != 1, outermost first, merging a dim into the next inner one when
-    // every operand steps over it as if the two were one dim.
-    for (int64_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1) continue;
-      std::array<int64_t, N> st;
+    int64_t st[N][kMaxDims];
+    for (int64_t d = 0; d < shape.size(); ++d)
       for (int k = 0; k < N; ++k)
-        st[k] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
-      if (ndim_ > 0) {
-        bool mergeable = true;
-        for (int k = 0; k < N; ++k) mergeable &= strides_[k][ndim_ - 1] == st[k] * shape[d];
-        if (mergeable) {
-          shape_[ndim_ - 1] *= shape[d];
-          for (int k = 0; k < N; ++k) strides_[k][ndim_ - 1] = st[k];
-          continue;
-        }
-      }
-      shape_[ndim_] = shape[d];
-      for (int k = 0; k < N; ++k) strides_[k][ndim_] = st[k];
-      ++ndim_;
-    }
+        st[k][d] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+    ndim_ = coalesce_dims<N>(shape.size(), shape.data(), st, shape_, strides_);
     if (ndim_ == 0) {  // a single element
       shape_[0] = 1;
       for (int k = 0; k < N; ++k) strides_[k][0] = 0;

@@ -35,21 +35,7 @@ template <int N>
 StridedIndexer<N> make_indexer_raw(int64_t nd, const int64_t* sizes,
                                    const int64_t (&strides)[N][kMaxDims]) {
   StridedIndexer<N> ix;
-  int out = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (sizes[d] == 1) continue;
-    bool merge = out > 0;
-    for (int k = 0; k < N && merge; ++k) merge = ix.strides[k][out - 1] == strides[k][d] * sizes[d];
-    if (merge) {
-      ix.sizes[out - 1] *= sizes[d];
-      for (int k = 0; k < N; ++k) ix.strides[k][out - 1] = strides[k][d];
-    } else {
-      ix.sizes[out] = sizes[d];
-      for (int k = 0; k < N; ++k) ix.strides[k][out] = strides[k][d];
-      ++out;
-    }
-  }
-  ix.ndim = out;
+  ix.ndim = coalesce_dims<N>(nd, sizes, strides, ix.sizes, ix.strides);
   return ix;
 }
 

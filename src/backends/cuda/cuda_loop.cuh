@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "backends/coalesce.h"
 #include "backends/cuda/cuda_internal.h"
 #include "core/dispatch.h"
 #include "core/shape.h"
@@ -57,21 +58,7 @@ StridedIndexer<N> make_indexer(const Shape& shape, const std::array<const Tensor
       st[k][d] = (td < 0 || t.shape()[td] == 1) ? 0 : t.strides()[td];
     }
   }
-  int out = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = out > 0;
-    for (int k = 0; k < N && merge; ++k) merge = ix.strides[k][out - 1] == st[k][d] * shape[d];
-    if (merge) {
-      ix.sizes[out - 1] *= shape[d];
-      for (int k = 0; k < N; ++k) ix.strides[k][out - 1] = st[k][d];
-    } else {
-      ix.sizes[out] = shape[d];
-      for (int k = 0; k < N; ++k) ix.strides[k][out] = st[k][d];
-      ++out;
-    }
-  }
-  ix.ndim = out;
+  ix.ndim = coalesce_dims<N>(nd, shape.data(), st, ix.sizes, ix.strides);
   return ix;
 }
 
