@@ -1,5 +1,6 @@
-// CUDA benchmark: DESIGN.md rows G1-G6, each against a raw floor measured in the same run.
-//   usage: bench_cuda [G1 G3 ...]   (default: every row)
+// CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
+// 12), each against a raw floor measured in the same run.
+//   usage: bench_cuda [G1 G3 H1 TF32 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -328,6 +329,140 @@ void bench_nonzero(double copy_bytes_per_s) {
               static_cast<long long>(count), n, 100.0 * count / n, 24.0 * count / 1e6);
 }
 
+// ---- H1: float16/bfloat16 matmul vs raw cublasGemmEx on the same buffers ---------------------
+
+// A GPU tensor of `dtype` with uniform [0, 1) values, made in float32 and converted, so it needs
+// no random kernel of the dtype itself.
+tl::Tensor rand_of(const tl::Shape& shape, tl::DType dtype) {
+  return tl::rand(shape, tl::Device::cuda(0)).to(dtype);
+}
+
+void bench_half_gemm() {
+  cublasHandle_t handle = nullptr;
+  CK(cublasCreate(&handle));
+  CK(cublasSetStream(handle, g_stream));
+  CK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  constexpr int64_t n = 8192;
+  constexpr int calls = 10;
+  struct Kind {
+    tl::DType dtype;
+    cudaDataType type;
+    const char* name;
+  };
+  for (const Kind& k :
+       {Kind{tl::kFloat16, CUDA_R_16F, "float16"}, Kind{tl::kBFloat16, CUDA_R_16BF, "bfloat16"}}) {
+    tl::Tensor a = rand_of({n, n}, k.dtype), b = rand_of({n, n}, k.dtype);
+    tl::Tensor c = tl::empty({n, n}, tl::TensorOptions(k.dtype).device(tl::Device::cuda(0)));
+    const int in = static_cast<int>(n);
+    auto ours = events([&] {
+      for (int i = 0; i < calls; ++i) g_sink = g_sink + tl::matmul(a, b).numel();
+    });
+    // As G3: row-major C = A B is column-major C^T = B^T A^T; float accumulation, as ours.
+    auto raw = events([&] {
+      const float one = 1, zero = 0;
+      for (int i = 0; i < calls; ++i)
+        CK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, in, in, in, &one, b.data_ptr(), k.type,
+                        in, a.data_ptr(), k.type, in, &zero, c.data_ptr(), k.type, in,
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    });
+    auto t = interleaved_medians(7, 2, {raw, ours});
+    const double flop = 2.0 * n * n * n * calls;
+    const double tf_ours = flop / t[1] / 1e12, tf_raw = flop / t[0] / 1e12;
+    row("H1", std::string("8192^2 ") + k.name + " matmul", fmt("%.1f TFLOP/s", tf_ours),
+        fmt("cublasGemmEx %.1f TFLOP/s", tf_raw), tf_ours / tf_raw, ">= 0.97x",
+        tf_ours / tf_raw >= 0.97);
+  }
+  CK(cublasDestroy(handle));
+}
+
+// ---- TF32: 10000^2 float32 matmul with precision "high" vs cublasSgemm in TF32 mode -----------
+
+void bench_tf32_gemm() {
+  cublasHandle_t handle = nullptr;
+  CK(cublasCreate(&handle));
+  CK(cublasSetStream(handle, g_stream));
+  CK(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH));
+  constexpr int64_t n = 10000;
+  constexpr int calls = 5;
+  const tl::Device gpu = tl::Device::cuda(0);
+  tl::Tensor a = tl::rand({n, n}, gpu), b = tl::rand({n, n}, gpu), c = tl::empty({n, n}, gpu);
+  const int in = static_cast<int>(n);
+  const std::string previous = tl::get_float32_matmul_precision();
+  tl::set_float32_matmul_precision("high");
+  auto ours = events([&] {
+    for (int i = 0; i < calls; ++i) g_sink = g_sink + tl::matmul(a, b).numel();
+  });
+  auto raw = events([&] {
+    const float one = 1, zero = 0;
+    for (int i = 0; i < calls; ++i)
+      CK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, in, in, in, &one, b.data<float>(), in,
+                     a.data<float>(), in, &zero, c.data<float>(), in));
+  });
+  std::vector<double> t;
+  try {
+    t = interleaved_medians(5, 2, {raw, ours});
+  } catch (...) {
+    tl::set_float32_matmul_precision(previous);
+    throw;
+  }
+  tl::set_float32_matmul_precision(previous);
+  const double flop = 2.0 * n * n * n * calls;
+  const double tf_ours = flop / t[1] / 1e12, tf_raw = flop / t[0] / 1e12;
+  row("TF32", "10000^2 float32 matmul, \"high\"", fmt("%.1f TFLOP/s", tf_ours),
+      fmt("cublasSgemm TF32 %.1f TFLOP/s", tf_raw), tf_ours / tf_raw, ">= 0.97x",
+      tf_ours / tf_raw >= 0.97);
+  CK(cublasDestroy(handle));
+}
+
+// ---- H2, H3: bfloat16 elementwise and float16 sum vs the device-to-device copy rate -----------
+
+void bench_half_bandwidth(bool h2, bool h3) {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  if (h2) {
+    tl::Tensor a = rand_of({512, 512, 512}, tl::kBFloat16);
+    tl::Tensor b = rand_of({512, 512, 512}, tl::kBFloat16);
+    tl::Tensor dst = tl::empty_like(a);
+    const double tensor_bytes = 2.0 * a.numel();
+    auto t = interleaved_medians(7, 2,
+                                 {iters([&] {
+                                    CK(cudaMemcpyAsync(dst.data_ptr(), a.data_ptr(), a.nbytes(),
+                                                       cudaMemcpyDeviceToDevice, g_stream));
+                                  }),
+                                  iters([&] { g_sink = g_sink + (a * b).numel(); }),
+                                  iters([&] { g_sink = g_sink + (a + b).numel(); })});
+    const double copy = 2 * tensor_bytes * kIters / t[0] / 1e9;
+    const std::string floor = fmt("D2D copy %.0f GB/s", copy);
+    const char* names[] = {"a * b on 512^3 bfloat16", "a + b on 512^3 bfloat16"};
+    for (int i = 0; i < 2; ++i) {
+      const double gbs = 3 * tensor_bytes * kIters / t[i + 1] / 1e9;
+      row("H2", names[i], fmt("%.0f GB/s", gbs), floor, gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
+    }
+  }
+  if (h3) {
+    constexpr int64_t n = int64_t{64} << 20;
+    tl::Tensor x = rand_of({n}, tl::kFloat16);
+    tl::Tensor dst = tl::empty_like(x);
+    const double bytes = 2.0 * n;
+    auto t = interleaved_medians(7, 2,
+                                 {iters([&] {
+                                    CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                       cudaMemcpyDeviceToDevice, g_stream));
+                                  }),
+                                  iters([&] { g_sink = g_sink + tl::sum(x).numel(); })});
+    const double copy = 2 * bytes * kIters / t[0] / 1e9;
+    // A sum reads its input once and writes 2 bytes.
+    const double gbs = bytes * kIters / t[1] / 1e9;
+    row("H3", "sum of 64M float16", fmt("%.0f GB/s", gbs), fmt("D2D copy %.0f GB/s", copy),
+        gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
+    std::printf("    sum of 64M float16: %.1f us per call\n", t[1] / kIters * 1e6);
+  }
+}
+
 bool wanted(int argc, char** argv, const char* id) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -362,7 +497,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "medians of interleaved repetitions after warm-up; floors measured in this run; TF32 "
-      "off\n\n");
+      "off except in row TF32\n\n");
   std::printf("%-3s %-34s %-16s %-34s %6s  %-12s %s\n", "id", "workload", "ours",
               "floor (same run)", "ratio", "target", "met");
 
@@ -385,12 +520,18 @@ int main(int argc, char** argv) {
   if (g4 || g6) section("G4", [&] { copy_bw = bench_elementwise(g4); });
   if (wanted(argc, argv, "G5")) section("G5", [] { bench_alloc(); });
   if (g6) section("G6", [&] { bench_nonzero(copy_bw); });
+  if (wanted(argc, argv, "H1")) section("H1", [] { bench_half_gemm(); });
+  const bool h2 = wanted(argc, argv, "H2"), h3 = wanted(argc, argv, "H3");
+  if (h2 || h3) section("H2", [&] { bench_half_bandwidth(h2, h3); });
+  if (wanted(argc, argv, "TF32")) section("TF32", [] { bench_tf32_gemm(); });
   section("end", [] { tl::cuda::synchronize(); });
 
   std::printf(
       "\nratio: G1, G2 = per-op time / empty-kernel launch time; G3 = our TFLOP/s / cuBLAS;\n"
       "       G4 = our GB/s / D2D copy GB/s (bytes read + written); G5 = time / cudaMalloc+Free\n"
       "       (the target is absolute); G6 = time / its minimum bytes at copy bandwidth\n"
-      "       (the target is absolute)\n");
+      "       (the target is absolute); H1 = our TFLOP/s / cublasGemmEx (float accumulation);\n"
+      "       H2, H3 = our GB/s / D2D copy GB/s; TF32 = our TFLOP/s / cublasSgemm in TF32 mode,\n"
+      "       with tl::set_float32_matmul_precision(\"high\") for that row only\n");
   return failed == 0 ? 0 : 1;
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (DESIGN.md rows G1-G6).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
 Prints PyTorch's figure for each row, timed the way bench_cuda times tensorlet (medians of
-interleaved repetitions after warm-up, TF32 off). With --ours, also reads bench_cuda's output and
+interleaved repetitions after warm-up, TF32 off except in row TF32). With --ours, also reads bench_cuda's output and
 prints tensorlet's figure next to PyTorch's with their speed ratio (> 1: tensorlet is faster).
 """
 import argparse
@@ -69,7 +69,7 @@ ROWS = []  # (id, workload, value, unit)
 
 def row(gid, workload, value, unit):
     ROWS.append((gid, workload, value, unit))
-    print(f"{gid:<3} {workload:<36} {value:12.3f} {unit}", flush=True)
+    print(f"{gid:<4} {workload:<36} {value:12.3f} {unit}", flush=True)
 
 
 def launch_bound():
@@ -150,11 +150,69 @@ def nonzero():
     print(f"    {count[0]} elements pass")
 
 
+def half_gemm():
+    n, calls = 8192, 10
+    for dtype, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
+        a = torch.rand(n, n, device="cuda").to(dtype)
+        b = torch.rand(n, n, device="cuda").to(dtype)
+
+        def body():
+            for _ in range(calls):
+                a @ b
+        (t,) = medians([events(body)])
+        row("H1", f"8192^2 {name} matmul", 2.0 * n ** 3 * calls / t / 1e12, "TFLOP/s")
+        del a, b
+    torch.cuda.empty_cache()
+
+
+def half_bandwidth():
+    iters = 5
+
+    def repeat(op):
+        def body():
+            for _ in range(iters):
+                op()
+        return events(body)
+
+    a = torch.rand(512, 512, 512, device="cuda").to(torch.bfloat16)
+    b = torch.rand(512, 512, 512, device="cuda").to(torch.bfloat16)
+    dst = torch.empty_like(a)
+    tensor_bytes = 2.0 * a.numel()
+    t = medians([repeat(lambda: dst.copy_(a)), repeat(lambda: a * b), repeat(lambda: a + b)])
+    print(f"    for reference: D2D copy (bfloat16 dst.copy_(a)) "
+          f"{2 * tensor_bytes * iters / t[0] / 1e9:.0f} GB/s")
+    row("H2", "a * b on 512^3 bfloat16", 3 * tensor_bytes * iters / t[1] / 1e9, "GB/s")
+    row("H2", "a + b on 512^3 bfloat16", 3 * tensor_bytes * iters / t[2] / 1e9, "GB/s")
+    del a, b, dst
+    x = torch.rand(64 << 20, device="cuda").to(torch.float16)
+    (t,) = medians([repeat(lambda: x.sum())])
+    row("H3", "sum of 64M float16", 2.0 * x.numel() * iters / t / 1e9, "GB/s")
+    del x
+    torch.cuda.empty_cache()
+
+
+def tf32_gemm():
+    n, calls = 10000, 5
+    a, b = torch.rand(n, n, device="cuda"), torch.rand(n, n, device="cuda")
+
+    def body():
+        for _ in range(calls):
+            a @ b
+    # The legacy switch, as at the top of main(): torch.set_float32_matmul_precision("high") is
+    # the same setting, but mixing the two APIs makes newer PyTorch refuse to report it.
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        (t,) = medians([events(body)], reps=5)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+    row("TF32", '10000^2 float32 matmul, "high"', 2.0 * n ** 3 * calls / t / 1e12, "TFLOP/s")
+
+
 def read_ours(path):
     """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
-    pattern = re.compile(r"^(G\d)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
+    pattern = re.compile(r"^(G\d|H\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = pattern.match(line)
@@ -201,6 +259,9 @@ def main():
     elementwise()
     alloc()
     nonzero()
+    half_gemm()
+    half_bandwidth()
+    tf32_gemm()
     if args.ours:
         compare(args.ours)
     return 0

@@ -336,5 +336,17 @@ TEST_CASE("bad input: ops on CUDA tensors") {
           tl::ShapeError, "[tl::cat] ", "overflow",
           tl::cat({cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62}),
                    cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62})})),
+      // Matmul on the new dtypes (issue 12): bool and mixed dtypes are refused naming the op
+      // and the dtype; the float32 precision setting takes only PyTorch's three names.
+      TL_BAD(tl::DTypeError, "[tl::matmul] ", "bool", tl::matmul(b8({2, 2}), b8({2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::bmm] ", "bool", tl::bmm(b8({1, 2, 2}), b8({1, 2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::matmul] ", "float16",
+             tl::matmul(f({2, 2}).to(tl::kFloat16), f({2, 2}))),
+      TL_BAD(tl::DTypeError, "[tl::linear] ", "bfloat16",
+             tl::linear(f({2, 2}).to(tl::kBFloat16), f({2, 2}))),
+      TL_BAD(tl::Error, "[tl::set_float32_matmul_precision] ", "\"fast\"",
+             tl::set_float32_matmul_precision("fast")),
+      TL_BAD_CUDA(tl::DTypeError, "[tl::matmul] ", "bool",
+                  tl::matmul(cu(b8({2, 2})), cu(b8({2, 2})))),
   });
 }

@@ -131,7 +131,8 @@ bool read_id_file(const std::string& path, ncclUniqueId* id, Clock::time_point d
 
 // ---- tensor checks (tensor_checks.cpp) ----
 
-// The NCCL type of a dtype; bool only moves as bytes (`reduction` false), else DTypeError.
+// The NCCL type of a dtype: every dtype but int16 (which NCCL lacks: DTypeError, as PyTorch);
+// bool only moves as bytes (`reduction` false), else DTypeError.
 ncclDataType_t nccl_type(DType dtype, const char* op, bool reduction);
 // The NCCL reduction; Avg needs a floating dtype (as in PyTorch) and NCCL >= 2.10.
 ncclRedOp_t nccl_op(ReduceOp op, DType dtype, const char* op_name);

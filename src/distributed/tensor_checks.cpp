@@ -17,23 +17,31 @@ ncclDataType_t nccl_type(DType dtype, const char* op, bool reduction) {
       return ncclInt32;
     case kInt64:
       return ncclInt64;
-    case kFloat16:
-      return ncclFloat16;
-    case kBFloat16:
-      return ncclBfloat16;
-    case kInt8:
-      return ncclInt8;
     case kUInt8:
       return ncclUint8;
-    case kInt16:  // NCCL has no 16-bit integer type
-      break;
+    case kInt8:
+      return ncclInt8;
+    case kFloat16:  // NCCL reduces half types itself (accumulating in float)
+      return ncclFloat16;
+    case kBFloat16:
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 10, 0)
+      return ncclBfloat16;
+#else
+      fail<DTypeError>(op, "bfloat16 needs NCCL 2.10 or newer; this build has ", NCCL_MAJOR, ".",
+                       NCCL_MINOR);
+#endif
     case kBool:
       // One byte per element: moving them is exact, but summing bytes is not a logical or.
       if (!reduction) return ncclUint8;
+      fail<DTypeError>(op,
+                       "cannot reduce bool tensors; use an integer dtype (e.g. t.to(tl::kInt32))");
+    case kInt16:
+      // NCCL has no 16-bit integer type; moving the bits as float16 would be exact, but PyTorch
+      // refuses int16 on NCCL outright, and so do we rather than half-support it.
       break;
   }
-  fail<DTypeError>(op, reduction ? "cannot reduce " : "cannot move ", dtype,
-                   " tensors (NCCL has no such type); use another dtype (e.g. t.to(tl::kInt32))");
+  fail<DTypeError>(op, "NCCL has no type for ", dtype,
+                   " tensors; use int32 (e.g. t.to(tl::kInt32))");
 }
 
 ncclRedOp_t nccl_op(ReduceOp op, DType dtype, const char* op_name) {

@@ -3,6 +3,7 @@
 #include "ops/linalg.h"
 
 #include "backends/backend.h"
+#include "backends/matmul_precision.h"
 #include "core/op_scope.h"
 #include "core/broadcast.h"
 #include "ops/elementwise.h"
@@ -19,8 +20,9 @@ void check_pair(const char* op, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype())
     fail<DTypeError>(op, "expected both inputs to have the same dtype, got ", a.dtype(), " and ",
                      b.dtype());
-  if (a.dtype() == kBool)
-    fail<DTypeError>(op, "expected float32, float64, int32 or int64 inputs, got bool");
+  // Every numeric dtype, as PyTorch's CPU (its CUDA refuses integers; ours computes them).
+  if (!kNumericDTypes.contains(a.dtype()))
+    fail<DTypeError>(op, "not supported for dtype ", a.dtype());
   if (a.dim() == 0 || b.dim() == 0)
     fail<ShapeError>(op, "both arguments need at least 1 dimension, got ", a.dim(), "D and ",
                      b.dim(), "D");
@@ -158,6 +160,30 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
                      ", weight ", w.shape(), ")");
   out.add_(*b);
   return out;
+}
+
+void set_float32_matmul_precision(std::string_view precision) {
+  if (precision == "highest")
+    set_matmul_precision(MatmulPrecision::Highest);
+  else if (precision == "high")
+    set_matmul_precision(MatmulPrecision::High);
+  else if (precision == "medium")
+    set_matmul_precision(MatmulPrecision::Medium);
+  else  // PyTorch only warns; a typo silently keeping full precision is worth an error
+    fail<Error>("tl::set_float32_matmul_precision",
+                "precision: expected \"highest\", \"high\" or \"medium\", got \"", precision, "\"");
+}
+
+std::string get_float32_matmul_precision() {
+  switch (matmul_precision()) {
+    case MatmulPrecision::High:
+      return "high";
+    case MatmulPrecision::Medium:
+      return "medium";
+    case MatmulPrecision::Highest:
+      break;
+  }
+  return "highest";
 }
 
 }  // namespace tensorlet

@@ -1,11 +1,14 @@
 // CPU matmul: Eigen GEMM on strided maps of each operand (transposed views as column-major maps,
 // never copied), a direct loop for tiny matrices, and batches of small matrices split across
-// threads.
+// threads. float16/bfloat16 and 8/16-bit integers are widened first (float, resp. 32-bit
+// wrapping integers), multiplied there and narrowed once, as PyTorch's CPU GEMM accumulates.
 #include <Eigen/Core>
 #include <algorithm>
+#include <type_traits>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
+#include "core/dispatch.h"
 
 namespace tensorlet::cpu {
 namespace {
@@ -140,6 +143,58 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   }
 }
 
+// Operands of the widened path: a contiguous copy in `dtype` (dtype conversion included), with
+// broadcast (stride-0) batch dims kept broadcast so a shared matrix is converted once.
+Tensor widened_operand(const Tensor& t, DType dtype) {
+  const int64_t nd = t.dim();
+  Shape compact = t.shape();
+  for (int64_t d = 0; d < nd - 2; ++d)
+    if (t.strides()[d] == 0) compact[d] = 1;
+  Tensor copy = make_tensor(compact, dtype, t.device());
+  copy_strided(make_view(t, compact, t.strides(), t.offset()), copy);
+  Shape strides = copy.strides();
+  for (int64_t d = 0; d < nd - 2; ++d)
+    if (t.strides()[d] == 0) strides[d] = 0;
+  return make_view(copy, t.shape(), strides, 0);
+}
+
+// The type each dtype's products run in. Integers multiply and accumulate as an unsigned type
+// (two's-complement wrap, as elementwise ops and the CUDA kernels: signed overflow would be
+// undefined); 8/16-bit ones in 32 bits, since uint8/uint16 products promote to (signed) int, and
+// the low bits of a 32-bit wrapping sum are those of the narrow one.
+template <typename T>
+struct GemmType {
+  using type = T;
+};
+template <>
+struct GemmType<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct GemmType<int64_t> {
+  using type = uint64_t;
+};
+template <>
+struct GemmType<Half> {
+  using type = float;
+};
+template <>
+struct GemmType<BFloat16> {
+  using type = float;
+};
+template <>
+struct GemmType<uint8_t> {
+  using type = uint32_t;
+};
+template <>
+struct GemmType<int8_t> {
+  using type = uint32_t;
+};
+template <>
+struct GemmType<int16_t> {
+  using type = uint32_t;
+};
+
 }  // namespace
 
 void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -150,26 +205,25 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     fill(out, 0);
     return;
   }
-  auto run = [&](const Tensor& x, const Tensor& y) {
-    switch (out.dtype()) {
-      case kFloat32:
-        return batched_matmul<float>(x, y, out);
-      case kFloat64:
-        return batched_matmul<double>(x, y, out);
-      // Integers multiply and accumulate as the unsigned type of their width (two's-complement
-      // wrap, as elementwise ops and the CUDA kernels): signed overflow would be undefined.
-      case kInt32:
-        return batched_matmul<uint32_t>(x, y, out);
-      case kInt64:
-        return batched_matmul<uint64_t>(x, y, out);
-      default:
-        fail<DTypeError>("tl::matmul", "CPU matmul does not support dtype ", out.dtype());
-    }
-  };
-  if (m * n * k <= kTinyFlops)  // the direct loop reads any strides
-    run(a, b);
-  else
-    run(mappable_operand(a), mappable_operand(b));
+  dispatch_dtype<kNumericDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        using G = typename GemmType<T>::type;
+        if constexpr (sizeof(G) == sizeof(T)) {
+          // Same width: the data is read in place as G (int32 as uint32 and so on).
+          if (m * n * k <= kTinyFlops)  // the direct loop reads any strides
+            batched_matmul<G>(a, b, out);
+          else
+            batched_matmul<G>(mappable_operand(a), mappable_operand(b), out);
+        } else {
+          // Narrow types: widen both operands once, multiply wide, narrow the result once.
+          const DType wide = std::is_same_v<G, float> ? kFloat32 : kInt32;
+          Tensor out_wide = make_tensor(out.shape(), wide, out.device());
+          batched_matmul<G>(widened_operand(a, wide), widened_operand(b, wide), out_wide);
+          copy_strided(out_wide, out);
+        }
+      },
+      "tl::matmul");
 }
 
 }  // namespace tensorlet::cpu

@@ -139,7 +139,10 @@ void empty_cache();
 // allocator does not hand it out again before that work has run, even after `t` is freed.
 void record_stream(const Tensor& t, const Stream& stream);
 
-// TF32 tensor cores for float32 matmul (off by default, as in PyTorch).
+// TF32 tensor cores for float32 matmul (off by default, as in PyTorch). Another view of
+// tl::set_float32_matmul_precision (ops/linalg.h), as torch.backends.cuda.matmul.allow_tf32 is:
+// set_allow_tf32(true) sets "high", false sets "highest"; allow_tf32() is precision != "highest".
+// Works in every build (without CUDA the setting is kept and has no effect).
 void set_allow_tf32(bool allow);
 bool allow_tf32();
 

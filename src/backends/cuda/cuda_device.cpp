@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "backends/cuda/cuda_internal.h"
+#include "backends/matmul_precision.h"
 #include "core/error.h"
 
 namespace tensorlet::cuda {
@@ -83,11 +84,10 @@ OnDevice::~OnDevice() {
   if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
 }
 
-namespace {
-std::atomic<bool> g_allow_tf32{false};
-}  // namespace
-
-void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
-bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
+// Views of tl::set_float32_matmul_precision, as torch.backends.cuda.matmul.allow_tf32 is.
+void set_allow_tf32(bool allow) {
+  set_matmul_precision(allow ? MatmulPrecision::High : MatmulPrecision::Highest);
+}
+bool allow_tf32() { return matmul_precision() != MatmulPrecision::Highest; }
 
 }  // namespace tensorlet::cuda

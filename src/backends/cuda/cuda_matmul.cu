@@ -1,6 +1,7 @@
-// Matmul on CUDA: cuBLAS for float32/float64 beyond small sizes (transposed views passed as
-// transpose flags, batches as strided-batched calls), our own kernels for small matrices, where
-// cuBLAS costs several launches' worth of host time, and for integers.
+// Matmul on CUDA: cuBLAS for floats beyond small sizes (transposed views passed as transpose
+// flags, batches as strided-batched calls; float16/bfloat16 through cublasGemmEx on tensor cores,
+// accumulating in float32), our own kernels for small matrices, where cuBLAS costs several
+// launches' worth of host time, and for integers (which PyTorch refuses on CUDA).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/cuda_matmul_kernels.cuh"
+#include "core/dispatch.h"
 #include "core/error.h"
 
 namespace tensorlet::cuda {
@@ -52,6 +54,8 @@ Tensor dense_copy(const Tensor& t) {
 }
 
 // ---- our kernels: small matrices of every dtype, integers of any size ----
+//
+// float16/bfloat16 accumulate in float there (MatmulAcc), so a small product matches cuBLAS's.
 
 template <typename T>
 void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStream_t s) {
@@ -94,7 +98,7 @@ void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStre
     check_launch(s, "small_matmul_kernel");
     return;
   }
-  if constexpr (std::is_integral_v<T>) {  // floats beyond small sizes go to cuBLAS
+  if constexpr (!is_floating_v<T>) {  // floats beyond small sizes go to cuBLAS
     const int64_t tiles = p.batch * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
     tiled_matmul_kernel<T><<<grid_for(tiles, 1), dim3(kTile, kTile), 0, s>>>(p);
     check_launch(s, "tiled_matmul_kernel");
@@ -153,7 +157,7 @@ struct Gemm {
 };
 
 template <typename T>
-void run_gemm(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s) {
+void run_gemm_float(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s) {
   constexpr bool f32 = std::is_same_v<T, float>;
   const T one = 1, zero = 0;
   // The 32-bit API unless a size needs the 64-bit one, so the common case calls exactly what a
@@ -198,6 +202,54 @@ void run_gemm(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cud
   }
   check_blas(st, name);
   check_launch(s, name);
+}
+
+// float16/bfloat16: cublasGemmEx (strided batched when count > 1) with 16-bit operands and result
+// and CUBLAS_COMPUTE_32F, so products accumulate in float and the result is rounded once, as
+// PyTorch's cuBLAS path does; cuBLAS picks tensor-core kernels for these types by itself.
+void run_gemm_ex(cublasHandle_t h, const Gemm& g, const void* A, const void* B, void* C,
+                 cudaDataType type, cudaStream_t s) {
+  const float one = 1, zero = 0;
+  const bool narrow = std::max({g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.count}) <= INT_MAX;
+  constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  constexpr cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
+  const char* name;
+  cublasStatus_t st;
+  if (g.count == 1 && narrow) {
+    name = "cublasGemmEx";
+    st = cublasGemmEx(h, g.ta, g.tb, static_cast<int>(g.m), static_cast<int>(g.n),
+                      static_cast<int>(g.k), &one, A, type, static_cast<int>(g.lda), B, type,
+                      static_cast<int>(g.ldb), &zero, C, type, static_cast<int>(g.ldc), compute,
+                      algo);
+  } else if (g.count == 1) {
+    name = "cublasGemmEx_64";
+    st = cublasGemmEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, type, g.lda, B, type, g.ldb, &zero,
+                         C, type, g.ldc, compute, algo);
+  } else if (narrow) {
+    name = "cublasGemmStridedBatchedEx";
+    st = cublasGemmStridedBatchedEx(h, g.ta, g.tb, static_cast<int>(g.m), static_cast<int>(g.n),
+                                    static_cast<int>(g.k), &one, A, type, static_cast<int>(g.lda),
+                                    g.stride_a, B, type, static_cast<int>(g.ldb), g.stride_b, &zero,
+                                    C, type, static_cast<int>(g.ldc), g.stride_c,
+                                    static_cast<int>(g.count), compute, algo);
+  } else {
+    name = "cublasGemmStridedBatchedEx_64";
+    st = cublasGemmStridedBatchedEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, type, g.lda,
+                                       g.stride_a, B, type, g.ldb, g.stride_b, &zero, C, type,
+                                       g.ldc, g.stride_c, g.count, compute, algo);
+  }
+  check_blas(st, name);
+  check_launch(s, name);
+}
+
+template <typename T>
+void run_gemm(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s) {
+  if constexpr (std::is_same_v<T, Half>)
+    run_gemm_ex(h, g, A, B, C, CUDA_R_16F, s);
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    run_gemm_ex(h, g, A, B, C, CUDA_R_16BF, s);
+  else
+    run_gemm_float(h, g, A, B, C, s);
 }
 
 template <typename T>
@@ -272,18 +324,19 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     return;
   }
   const bool small = m <= kSmallDim && n <= kSmallDim && k <= kSmallDim;
-  switch (out.dtype()) {
-    case kFloat32:
-      return small ? kernel_matmul<float>(a, b, out, s) : blas_matmul<float>(a, b, out, s);
-    case kFloat64:
-      return small ? kernel_matmul<double>(a, b, out, s) : blas_matmul<double>(a, b, out, s);
-    case kInt32:
-      return kernel_matmul<int32_t>(a, b, out, s);
-    case kInt64:
-      return kernel_matmul<int64_t>(a, b, out, s);
-    default:
-      fail<DTypeError>(current_op_name(), "CUDA matmul does not support dtype ", out.dtype());
-  }
+  dispatch_dtype<kNumericDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        if constexpr (is_floating_v<T>) {
+          if (small)
+            kernel_matmul<T>(a, b, out, s);
+          else
+            blas_matmul<T>(a, b, out, s);
+        } else {
+          kernel_matmul<T>(a, b, out, s);
+        }
+      },
+      "tl::matmul");
 }
 
 }  // namespace tensorlet::cuda

@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/math/wrapping_int.h"
+#include "core/dtype.h"
 
 namespace tensorlet::cuda {
 
@@ -47,9 +49,11 @@ struct MatmulArgs {
 };
 
 // Integer products accumulate in Wide<T> (backends/wrapping_int.h): wrap-around is then
-// defined and matches the CPU's.
+// defined and matches the CPU's (8/16-bit ones accumulate in their own type: each product is an
+// int, and narrowing a sum keeps its low bits, which is the wrapped result). float16/bfloat16
+// accumulate in float and round once, as cuBLAS with CUBLAS_COMPUTE_32F.
 template <typename T>
-using MatmulAcc = Wide<T>;
+using MatmulAcc = std::conditional_t<is_reduced_float_v<T>, float, Wide<T>>;
 
 // A block takes `group` consecutive matrices of the batch at a time: stages their a and b tiles
 // in shared memory (consecutive threads read consecutive elements, so contiguous inputs load

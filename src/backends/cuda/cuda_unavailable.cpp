@@ -1,9 +1,8 @@
 // tl::cuda when tensorlet is built without its CUDA backend: the queries report no devices,
 // memory statistics are zeros, and everything that needs a device throws DeviceError.
-#include <atomic>
-
 #include "backends/backend.h"
 #include "backends/cuda/cuda.h"
+#include "backends/matmul_precision.h"
 #include "core/op_scope.h"
 #include "core/error.h"
 
@@ -15,8 +14,6 @@ namespace {
 [[noreturn]] void unavailable(const char* op) {
   fail<DeviceError>(op, "tensorlet was built without its CUDA backend");
 }
-
-std::atomic<bool> g_allow_tf32{false};
 
 }  // namespace
 
@@ -69,8 +66,12 @@ void reset_peak_stats(int) {}
 void empty_cache() {}
 void record_stream(const Tensor&, const Stream&) { unavailable("tl::cuda::record_stream"); }
 
-void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
-bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
+// Views of tl::set_float32_matmul_precision, as in the CUDA build: the setting exists (and is
+// kept) without a GPU, so code that sets it runs unchanged.
+void set_allow_tf32(bool allow) {
+  set_matmul_precision(allow ? MatmulPrecision::High : MatmulPrecision::Highest);
+}
+bool allow_tf32() { return matmul_precision() != MatmulPrecision::Highest; }
 
 }  // namespace cuda
 
