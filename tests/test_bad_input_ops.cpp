@@ -336,5 +336,17 @@ TEST_CASE("bad input: ops on CUDA tensors") {
           tl::ShapeError, "[tl::cat] ", "overflow",
           tl::cat({cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62}),
                    cu(f({1})).expand({int64_t{1} << 62}), cu(f({1})).expand({int64_t{1} << 62})})),
+      // The new dtypes through the elementwise ops (issue 12).
+      TL_BAD(tl::DTypeError, "[tl::bitwise_and] ", "float16",
+             f({2}).to(tl::kFloat16) & f({2}).to(tl::kFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::bitwise_not] ", "bfloat16", ~f({2}).to(tl::kBFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::bitwise_or] ", "uint8", i64({2}).to(tl::kUInt8) | b8({2})),
+      TL_BAD(tl::DTypeError, "[tl::add_] ", "int8", i64({2}).to(tl::kInt8).add_(1.5)),
+      TL_BAD(tl::DTypeError, "[tl::div_] ", "uint8", i64({2}).to(tl::kUInt8).div_(2)),
+      TL_BAD(tl::DTypeError, "[tl::mul_] ", "float16",
+             i64({2}).to(tl::kInt16).mul_(f({2}).to(tl::kFloat16))),
+      TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", b8({2}) - f({2}).to(tl::kFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "negative", tl::pow(i64({2}).to(tl::kInt16), -1)),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "exponent", tl::pow(i64({2}).to(tl::kInt8), 1000)),
   });
 }
