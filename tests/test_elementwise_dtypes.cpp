@@ -184,6 +184,8 @@ const std::vector<UnaryCase>& unary_cases() {
        [](uint64_t a) { return static_cast<int64_t>(a) < 0 ? uint64_t{0} : a; }},
       {"logical_not", [](const Tensor& a) { return tl::logical_not(a); }, Result::Bool, true,
        Range::Small, [](double a) { return a == 0 ? 1.0 : 0.0; }, nullptr},
+      {"floor", [](const Tensor& a) { return tl::floor(a); }, Result::Same, false, Range::Full,
+       [](double a) { return std::floor(a); }, [](uint64_t a) { return a; }},
   };
   return cases;
 }

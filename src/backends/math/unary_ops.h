@@ -34,6 +34,7 @@ TL_LIBM_UNARY(sqrt)
 TL_LIBM_UNARY(sin)
 TL_LIBM_UNARY(cos)
 TL_LIBM_UNARY(tanh)
+TL_LIBM_UNARY(floor)
 #undef TL_LIBM_UNARY
 
 // The functors take and return compute types (InComputeType converts around them): float for
@@ -70,6 +71,17 @@ struct ReluFn {
       return a < C(0) ? C(0) : a;
   }
 };
+// Integers are already whole: floor is the identity on them, as torch.floor.
+struct FloorFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a) const {
+    if constexpr (is_integer_v<C>)
+      return a;
+    else
+      return libm_floor(a);
+  }
+};
+
 #define TL_LIBM_FN(Name, fn)                 \
   struct Name {                              \
     template <typename C>                    \
@@ -102,18 +114,19 @@ struct LogicalNotFn {
 
 // The list. X(enumerator, C++ function name (public name "tl::<name>"), OutputRule, supported
 // input dtypes, math functor in tensorlet::math). Supported dtypes follow torch on CPU and CUDA.
-#define TL_UNARY_OPS(X)                                \
-  X(Neg, neg, Same, kNumericDTypes, NegFn)             \
-  X(Abs, abs, Same, kNumericDTypes, AbsFn)             \
-  X(Exp, exp, Floating, kAllDTypes, ExpFn)             \
-  X(Log, log, Floating, kAllDTypes, LogFn)             \
-  X(Sqrt, sqrt, Floating, kAllDTypes, SqrtFn)          \
-  X(Sin, sin, Floating, kAllDTypes, SinFn)             \
-  X(Cos, cos, Floating, kAllDTypes, CosFn)             \
-  X(Tanh, tanh, Floating, kAllDTypes, TanhFn)          \
-  X(Sigmoid, sigmoid, Floating, kAllDTypes, SigmoidFn) \
-  X(Relu, relu, Same, kNumericDTypes, ReluFn)          \
-  X(LogicalNot, logical_not, Bool, kAllDTypes, LogicalNotFn)
+#define TL_UNARY_OPS(X)                                      \
+  X(Neg, neg, Same, kNumericDTypes, NegFn)                   \
+  X(Abs, abs, Same, kNumericDTypes, AbsFn)                   \
+  X(Exp, exp, Floating, kAllDTypes, ExpFn)                   \
+  X(Log, log, Floating, kAllDTypes, LogFn)                   \
+  X(Sqrt, sqrt, Floating, kAllDTypes, SqrtFn)                \
+  X(Sin, sin, Floating, kAllDTypes, SinFn)                   \
+  X(Cos, cos, Floating, kAllDTypes, CosFn)                   \
+  X(Tanh, tanh, Floating, kAllDTypes, TanhFn)                \
+  X(Sigmoid, sigmoid, Floating, kAllDTypes, SigmoidFn)       \
+  X(Relu, relu, Same, kNumericDTypes, ReluFn)                \
+  X(LogicalNot, logical_not, Bool, kAllDTypes, LogicalNotFn) \
+  X(Floor, floor, Same, kNumericDTypes, FloorFn)
 
 enum class UnaryOp : uint8_t {
 #define TL_UNARY_ENUM(e, name, rule, dtypes, Fn) e,
