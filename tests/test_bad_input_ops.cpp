@@ -348,5 +348,17 @@ TEST_CASE("bad input: ops on CUDA tensors") {
              tl::set_float32_matmul_precision("fast")),
       TL_BAD_CUDA(tl::DTypeError, "[tl::matmul] ", "bool",
                   tl::matmul(cu(b8({2, 2})), cu(b8({2, 2})))),
+      // The new dtypes through the elementwise ops (issue 12).
+      TL_BAD(tl::DTypeError, "[tl::bitwise_and] ", "float16",
+             f({2}).to(tl::kFloat16) & f({2}).to(tl::kFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::bitwise_not] ", "bfloat16", ~f({2}).to(tl::kBFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::bitwise_or] ", "uint8", i64({2}).to(tl::kUInt8) | b8({2})),
+      TL_BAD(tl::DTypeError, "[tl::add_] ", "int8", i64({2}).to(tl::kInt8).add_(1.5)),
+      TL_BAD(tl::DTypeError, "[tl::div_] ", "uint8", i64({2}).to(tl::kUInt8).div_(2)),
+      TL_BAD(tl::DTypeError, "[tl::mul_] ", "float16",
+             i64({2}).to(tl::kInt16).mul_(f({2}).to(tl::kFloat16))),
+      TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", b8({2}) - f({2}).to(tl::kFloat16)),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "negative", tl::pow(i64({2}).to(tl::kInt16), -1)),
+      TL_BAD(tl::DTypeError, "[tl::pow] ", "exponent", tl::pow(i64({2}).to(tl::kInt8), 1000)),
   });
 }

@@ -1,5 +1,4 @@
-// The backend registry (one backend per device type, registered as the library loads) and the
-// names of ops for error messages.
+// The backend registry: one backend per device type, registered as the library loads.
 #include "backends/backend.h"
 
 #include <array>
@@ -38,20 +37,5 @@ Backend& backend_for(Device device) {
 }
 
 Backend& cpu_backend() { return backend_for(Device::cpu()); }
-
-const char* unary_op_name(UnaryOp op) {
-  static const char* names[] = {"tl::neg",     "tl::abs",  "tl::exp",        "tl::log",
-                                "tl::sqrt",    "tl::sin",  "tl::cos",        "tl::tanh",
-                                "tl::sigmoid", "tl::relu", "tl::logical_not"};
-  return names[static_cast<int>(op)];
-}
-
-const char* binary_op_name(BinaryOp op) {
-  static const char* names[] = {"tl::add", "tl::sub",         "tl::mul",       "tl::div",
-                                "tl::pow", "tl::maximum",     "tl::minimum",   "tl::gt",
-                                "tl::lt",  "tl::ge",          "tl::le",        "tl::eq",
-                                "tl::ne",  "tl::logical_and", "tl::logical_or"};
-  return names[static_cast<int>(op)];
-}
 
 }  // namespace tensorlet

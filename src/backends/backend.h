@@ -6,48 +6,16 @@
 #include <optional>
 #include <vector>
 
+#include "backends/math/binary_ops.h"
+#include "backends/math/unary_ops.h"
 #include "core/allocator.h"
 #include "core/tensor.h"
 
 namespace tensorlet {
 
-enum class UnaryOp : uint8_t {
-  Neg,
-  Abs,
-  Exp,
-  Log,
-  Sqrt,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Relu,
-  LogicalNot
-};
-enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,  // out dtype = input dtype
-  Gt,
-  Lt,
-  Ge,
-  Le,
-  Eq,
-  Ne,
-  LogicalAnd,
-  LogicalOr  // out dtype = bool
-};
 enum class ReduceOp : uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
 enum class ArgReduceOp : uint8_t { ArgMax, ArgMin };
 enum class RandomKind : uint8_t { Uniform, Normal, Integer };
-
-const char* unary_op_name(UnaryOp op);    // "tl::exp"
-const char* binary_op_name(BinaryOp op);  // "tl::add"
-inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Gt; }
 
 struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
@@ -69,10 +37,11 @@ class Backend {
   virtual void copy(const Tensor& src, const Tensor& out, bool non_blocking = false) = 0;
   // out (any strides) = value.
   virtual void fill(const Tensor& out, Scalar value) = 0;
-  // Same shape; in has out's dtype except LogicalNot (out bool). out may be a strided view
-  // (in-place ops), possibly the same memory as the input.
+  // Same shape; in has the op's compute dtype and out its output dtype (backends/math/
+  // unary_ops.h). out may be a strided view (in-place ops), possibly the same memory as the input.
   virtual void unary(UnaryOp op, const Tensor& in, const Tensor& out) = 0;
-  // a, b broadcast to out's shape, one dtype; out has it too, or bool for comparisons/logical.
+  // a, b broadcast to out's shape, one (compute) dtype; out has the op's output dtype
+  // (backends/math/binary_ops.h: that dtype, or bool for comparisons/logical ops).
   virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
   // cond bool, a/b/out one dtype, all of out's shape.
   virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) = 0;

@@ -114,30 +114,25 @@ const Tensor& prepare(const Operand& x, DType dtype, const Shape& shape, Device 
   return holder;
 }
 
-// The dtype a binary op computes in, after rejecting the dtype combinations PyTorch rejects.
+[[noreturn]] void unsupported(const char* name, DType dtype) {
+  fail<DTypeError>(name, "not supported for dtype ", dtype);
+}
+
+// The dtype a binary op computes in, after rejecting what PyTorch rejects: dtypes outside the op's
+// supported set (backends/math/binary_ops.h), and a few operand rules of its own.
 DType compute_dtype(BinaryOp op, const char* name, const Operand& a, const Operand& b) {
   DType promoted = result_type_of(a, b);
-  switch (op) {
-    case BinaryOp::Sub:
-      if (is_bool(a) || is_bool(b))
-        fail<DTypeError>(
-            name, "subtraction with a bool tensor is not supported; to invert a mask use ~ or ",
-            "logical_not()");
-      break;
-    case BinaryOp::Div:  // true division, as torch.div: integers divide in the default float dtype
-      if (!is_floating_point(promoted)) return default_dtype_for(DTypeKind::Floating);
-      break;
-    case BinaryOp::Pow:
-      if (promoted == kBool) fail<DTypeError>(name, "not supported for bool tensors");
-      if (a.tensor && is_integral(a.tensor->dtype(), true) && !b.tensor && b.scalar.is_integral() &&
-          b.scalar.to<int64_t>() < 0)
-        fail<DTypeError>(name, "Integers to negative integer powers are not allowed (exponent ",
-                         b.scalar.to<int64_t>(), ")");
-      break;
-    default:
-      break;
-  }
-  return promoted;
+  // torch refuses a bool operand of sub even where it promotes to a number (mask - 1).
+  if (op == BinaryOp::Sub && (is_bool(a) || is_bool(b)))
+    fail<DTypeError>(name,
+                     "subtraction with a bool tensor is not supported; to invert a mask use ~ or ",
+                     "logical_not()");
+  if (!supported_dtypes(op).contains(promoted)) unsupported(name, promoted);
+  if (op == BinaryOp::Pow && a.tensor && is_integral(a.tensor->dtype(), true) && !b.tensor &&
+      b.scalar.is_integral() && b.scalar.to<int64_t>() < 0)
+    fail<DTypeError>(name, "Integers to negative integer powers are not allowed (exponent ",
+                     b.scalar.to<int64_t>(), ")");
+  return compute_dtype_for(output_rule(op), promoted);
 }
 
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
@@ -153,7 +148,7 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   Tensor ha, hb;
   const Tensor& ta = prepare(a, compute, shape, device, ha);
   const Tensor& tb = prepare(b, compute, shape, device, hb);
-  Tensor out = make_tensor(shape, is_comparison(op) ? kBool : compute, device);
+  Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
   return out;
 }
@@ -220,29 +215,12 @@ Tensor unary_op(UnaryOp op, const Tensor& a) {
   profiler::OpScope scope(name);
   scope.inputs({&a});
   check_defined(a, name);
-  DType dtype = a.dtype();
-  switch (op) {
-    case UnaryOp::Neg:
-      if (dtype == kBool)
-        fail<DTypeError>(name,
-                         "negation of a bool tensor is not supported; to invert a mask use ~ or ",
-                         "logical_not()");
-      break;
-    case UnaryOp::Relu:
-      if (dtype == kBool) fail<DTypeError>(name, "bool tensors are not supported");
-      break;
-    case UnaryOp::Abs:  // torch refuses bool ("abs_cpu" not implemented for 'Bool')
-      if (dtype == kBool) fail<DTypeError>(name, "bool tensors are not supported");
-      break;
-    case UnaryOp::LogicalNot:
-      break;
-    default:  // math functions: integer inputs compute in the default float dtype, as PyTorch
-      if (!is_floating_point(dtype)) dtype = default_dtype_for(DTypeKind::Floating);
-      break;
-  }
+  if (!supported_dtypes(op).contains(a.dtype())) unsupported(name, a.dtype());
+  const OutputRule rule = output_rule(op);
+  const DType dtype = compute_dtype_for(rule, a.dtype());
   Tensor holder;
   const Tensor& in = dtype == a.dtype() ? a : (holder = a.to(dtype));
-  Tensor out = make_tensor(a.shape(), op == UnaryOp::LogicalNot ? kBool : dtype, a.device());
+  Tensor out = make_tensor(a.shape(), output_dtype_for(rule, dtype), a.device());
   if (out.numel() > 0) backend_for(a.device()).unary(op, in, out);
   return out;
 }
@@ -343,41 +321,21 @@ void check_bool_operands(const char* op, const Tensor& a, const Tensor* b = null
 
 // ---- binary ops in their three forms ----
 
-#define TL_DEFINE_BINARY(name, OP)                                                                \
-  Tensor name(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::OP, of(a), of(b)); } \
-  Tensor name(const Tensor& a, Scalar b) { return binary_op(BinaryOp::OP, of(a), of(b)); }        \
-  Tensor name(Scalar a, const Tensor& b) { return binary_op(BinaryOp::OP, of(a), of(b)); }
-
-TL_DEFINE_BINARY(add, Add)
-TL_DEFINE_BINARY(sub, Sub)
-TL_DEFINE_BINARY(mul, Mul)
-TL_DEFINE_BINARY(div, Div)
-TL_DEFINE_BINARY(pow, Pow)
-TL_DEFINE_BINARY(maximum, Maximum)
-TL_DEFINE_BINARY(minimum, Minimum)
-TL_DEFINE_BINARY(gt, Gt)
-TL_DEFINE_BINARY(lt, Lt)
-TL_DEFINE_BINARY(ge, Ge)
-TL_DEFINE_BINARY(le, Le)
-TL_DEFINE_BINARY(eq, Eq)
-TL_DEFINE_BINARY(ne, Ne)
-TL_DEFINE_BINARY(logical_and, LogicalAnd)
-TL_DEFINE_BINARY(logical_or, LogicalOr)
+// Generated from the list (backends/math/binary_ops.h).
+#define TL_DEFINE_BINARY(e, name, rule, dtypes, Fn)                                              \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::e, of(a), of(b)); } \
+  Tensor name(const Tensor& a, Scalar b) { return binary_op(BinaryOp::e, of(a), of(b)); }        \
+  Tensor name(Scalar a, const Tensor& b) { return binary_op(BinaryOp::e, of(a), of(b)); }
+TL_BINARY_OPS(TL_DEFINE_BINARY)
 #undef TL_DEFINE_BINARY
 
 // ---- unary ops ----
 
-Tensor neg(const Tensor& a) { return unary_op(UnaryOp::Neg, a); }
-Tensor abs(const Tensor& a) { return unary_op(UnaryOp::Abs, a); }
-Tensor exp(const Tensor& a) { return unary_op(UnaryOp::Exp, a); }
-Tensor log(const Tensor& a) { return unary_op(UnaryOp::Log, a); }
-Tensor sqrt(const Tensor& a) { return unary_op(UnaryOp::Sqrt, a); }
-Tensor sin(const Tensor& a) { return unary_op(UnaryOp::Sin, a); }
-Tensor cos(const Tensor& a) { return unary_op(UnaryOp::Cos, a); }
-Tensor tanh(const Tensor& a) { return unary_op(UnaryOp::Tanh, a); }
-Tensor sigmoid(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, a); }
-Tensor relu(const Tensor& a) { return unary_op(UnaryOp::Relu, a); }
-Tensor logical_not(const Tensor& a) { return unary_op(UnaryOp::LogicalNot, a); }
+// Generated from the list (backends/math/unary_ops.h).
+#define TL_DEFINE_UNARY(e, name, rule, dtypes, Fn) \
+  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); }
+TL_UNARY_OPS(TL_DEFINE_UNARY)
+#undef TL_DEFINE_UNARY
 
 // ---- where, clamp, result_type ----
 

@@ -41,6 +41,7 @@ Tensor tanh(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor logical_not(const Tensor& a);
+Tensor floor(const Tensor& a);  // integers: the identity (dtype kept), as torch.floor
 
 // where(cond, a, b): cond is bool; a and b promote; all three broadcast.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -1,127 +1,15 @@
-// CPU binary elementwise kernels (arithmetic, pow, maximum/minimum, comparisons, logical) and
-// where.
-#include <cmath>
+// CPU binary elementwise kernels, one per op of the list in backends/math/binary_ops.h and dtype
+// it supports (flat and scalar-operand runs that vectorize, strided runs otherwise), and where.
 #include <type_traits>
 
-#include "backends/math/wrapping_int.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/strided_loop.h"
-#include "core/dispatch.h"
+#include "backends/math/binary_ops.h"
 #include "core/convert.h"
+#include "core/dispatch.h"
 
 namespace tensorlet::cpu {
 namespace {
-
-// Integer arithmetic runs in Wide<T> (backends/wrapping_int.h): it wraps as PyTorch's and
-// still vectorizes.
-
-struct AddOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a || b;
-    else
-      return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
-  }
-};
-struct SubOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
-  }
-};
-struct MulOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a && b;
-    else
-      return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
-  }
-};
-struct DivOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return a / b;
-  }
-};
-
-struct PowOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::pow(a, b);
-    else
-      return int_pow(a, b);
-  }
-};
-// NaN in either operand gives NaN, as torch.maximum / torch.minimum.
-struct MaximumOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>)
-      return (a != a || a > b) ? a : b;
-    else
-      return a > b ? a : b;
-  }
-};
-struct MinimumOp {
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>)
-      return (a != a || a < b) ? a : b;
-    else
-      return a < b ? a : b;
-  }
-};
-struct GtOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a > b;
-  }
-};
-struct LtOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a < b;
-  }
-};
-struct GeOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a >= b;
-  }
-};
-struct LeOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a <= b;
-  }
-};
-struct EqOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a == b;
-  }
-};
-struct NeOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a != b;
-  }
-};
-struct LogicalAndOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a != T(0) && b != T(0);
-  }
-};
-struct LogicalOrOp {
-  template <typename T>
-  bool operator()(T a, T b) const {
-    return a != T(0) || b != T(0);
-  }
-};
 
 // The byte stride with which an operand of `element` bytes can be walked as one flat run: the
 // element size when it is contiguous, 0 when it is a broadcast scalar (stride 0 on every dim),
@@ -166,56 +54,77 @@ void for_each_run(const std::array<const Tensor*, N>& ops, const std::array<int6
 // compiler vectorizes; anything else walks byte strides. Inputs are read as Stored<T> (a bool as
 // its byte, any non-zero byte true: core/convert.h).
 template <typename T, typename Out, typename F>
-void binary_kernel(const std::array<const Tensor*, 3>& ops, F f) {
-  for_each_run<3>(ops, {sizeof(Out), sizeof(T), sizeof(T)},
-                  [f](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
-                    Out* out = reinterpret_cast<Out*>(p[0]);
-                    const Stored<T>* a = reinterpret_cast<const Stored<T>*>(p[1]);
-                    const Stored<T>* b = reinterpret_cast<const Stored<T>*>(p[2]);
-                    constexpr int64_t so = sizeof(Out), st = sizeof(T);
-                    auto ld = [](Stored<T> v) { return from_stored<T>(v); };
-                    if (s[0] == so && s[1] == st && s[2] == st) {
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), ld(b[i]));
-                    } else if (s[0] == so && s[1] == st && s[2] == 0) {
-                      const T bv = ld(*b);
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), bv);
-                    } else if (s[0] == so && s[1] == 0 && s[2] == st) {
-                      const T av = ld(*a);
-                      for (int64_t i = 0; i < n; ++i) out[i] = f(av, ld(b[i]));
-                    } else {
-                      for (int64_t i = 0; i < n; ++i)
-                        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-                            f(load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]));
-                    }
-                  });
+void binary_kernel(const std::array<const Tensor*, 3>& ops, F f, int64_t grain) {
+  for_each_run<3>(
+      ops, {sizeof(Out), sizeof(T), sizeof(T)},
+      [f](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
+        Out* out = reinterpret_cast<Out*>(p[0]);
+        const Stored<T>* a = reinterpret_cast<const Stored<T>*>(p[1]);
+        const Stored<T>* b = reinterpret_cast<const Stored<T>*>(p[2]);
+        constexpr int64_t so = sizeof(Out), st = sizeof(T);
+        auto ld = [](Stored<T> v) { return from_stored<T>(v); };
+        if (s[0] == so && s[1] == st && s[2] == st) {
+          for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), ld(b[i]));
+        } else if (s[0] == so && s[1] == st && s[2] == 0) {
+          const T bv = ld(*b);
+          for (int64_t i = 0; i < n; ++i) out[i] = f(ld(a[i]), bv);
+        } else if (s[0] == so && s[1] == 0 && s[2] == st) {
+          const T av = ld(*a);
+          for (int64_t i = 0; i < n; ++i) out[i] = f(av, ld(b[i]));
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                f(load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]));
+        }
+      },
+      grain);
 }
 
 // x ** 2 is common enough (squared errors, norms) to skip pow's general path; x * x is the
-// same correctly rounded value.
+// same correctly rounded value (integers square in Wide<T>, wrapping as int_pow does).
 template <typename T>
 void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
+  using C = compute_t<T>;
   for_each_run<3>(
       ops, {sizeof(T), sizeof(T), sizeof(T)},
       [](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
         T* out = reinterpret_cast<T*>(p[0]);
         const T* a = reinterpret_cast<const T*>(p[1]);
         const T* b = reinterpret_cast<const T*>(p[2]);
-        if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == 0 && *b == T(2)) {
-          // Integers square in Wide<T> so overflow wraps as the general path's int_pow does.
-          for (int64_t i = 0; i < n; ++i)
-            out[i] = static_cast<T>(static_cast<Wide<T>>(a[i]) * static_cast<Wide<T>>(a[i]));
+        const InComputeType<T, math::PowFn> general{};
+        if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == 0 && static_cast<C>(*b) == C(2)) {
+          for (int64_t i = 0; i < n; ++i) {
+            const C x = static_cast<C>(a[i]);
+            out[i] = static_cast<T>(math::MulFn{}(x, x));
+          }
         } else {
           for (int64_t i = 0; i < n; ++i)
             *reinterpret_cast<T*>(p[0] + i * s[0]) =
-                PowOp{}(*reinterpret_cast<const T*>(p[1] + i * s[1]),
+                general(*reinterpret_cast<const T*>(p[1] + i * s[1]),
                         *reinterpret_cast<const T*>(p[2] + i * s[2]));
         }
       },
       grain);
 }
 
-[[noreturn]] void unsupported(BinaryOp op, DType dtype) {
-  fail<DTypeError>(binary_op_name(op), "not supported for dtype ", dtype);
+// The op Fn over every dtype of its kernel set: loads T, computes in compute_t<T>, stores Out.
+template <OutputRule Rule, DTypeSet Dtypes, typename Fn>
+void binary_op(const std::array<const Tensor*, 3>& ops, DType dtype, const char* name) {
+  dispatch_dtype<Dtypes>(
+      dtype,
+      [&]<typename T>() {
+        // pow and the Floating ops' functions are libm calls per element for floats: worth
+        // threads well before copies are.
+        constexpr bool is_math =
+            Rule == OutputRule::Floating || (is_floating_v<T> && std::is_same_v<Fn, math::PowFn>);
+        constexpr int64_t grain = is_math ? kGrainSize / 8 : kGrainSize;
+        if constexpr (std::is_same_v<Fn, math::PowFn>)
+          pow_kernel<T>(ops, grain);
+        else
+          binary_kernel<T, rule_out_t<Rule, T>>(ops, InComputeType<rule_out_t<Rule, T>, Fn>{},
+                                                grain);
+      },
+      name);
 }
 
 }  // namespace
@@ -223,55 +132,22 @@ void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   const std::array<const Tensor*, 3> ops{&out, &a, &b};
-  dispatch_dtype<kClassicDTypes>(a.dtype(), [&]<typename T>() {
-    constexpr bool is_bool = std::is_same_v<T, bool>;
-    constexpr bool is_float = std::is_floating_point_v<T>;
-    switch (op) {
-      case BinaryOp::Add:
-        return binary_kernel<T, T>(ops, AddOp{});
-      case BinaryOp::Sub:
-        if constexpr (!is_bool) return binary_kernel<T, T>(ops, SubOp{});
-        unsupported(op, a.dtype());
-      case BinaryOp::Mul:
-        return binary_kernel<T, T>(ops, MulOp{});
-      case BinaryOp::Div:  // the front-end sends integer division to floating point
-        if constexpr (is_float) return binary_kernel<T, T>(ops, DivOp{});
-        unsupported(op, a.dtype());
-      case BinaryOp::Pow:
-        // pow is a libm call per element for floats: worth threads well before copies are.
-        if constexpr (!is_bool) return pow_kernel<T>(ops, is_float ? kGrainSize / 8 : kGrainSize);
-        unsupported(op, a.dtype());
-      case BinaryOp::Maximum:
-        return binary_kernel<T, T>(ops, MaximumOp{});
-      case BinaryOp::Minimum:
-        return binary_kernel<T, T>(ops, MinimumOp{});
-      case BinaryOp::Gt:
-        return binary_kernel<T, bool>(ops, GtOp{});
-      case BinaryOp::Lt:
-        return binary_kernel<T, bool>(ops, LtOp{});
-      case BinaryOp::Ge:
-        return binary_kernel<T, bool>(ops, GeOp{});
-      case BinaryOp::Le:
-        return binary_kernel<T, bool>(ops, LeOp{});
-      case BinaryOp::Eq:
-        return binary_kernel<T, bool>(ops, EqOp{});
-      case BinaryOp::Ne:
-        return binary_kernel<T, bool>(ops, NeOp{});
-      case BinaryOp::LogicalAnd:
-        return binary_kernel<T, bool>(ops, LogicalAndOp{});
-      case BinaryOp::LogicalOr:
-        return binary_kernel<T, bool>(ops, LogicalOrOp{});
-    }
-    unsupported(op, a.dtype());
-  });
+  switch (op) {
+#define TL_BINARY_CASE(e, name, rule, dtypes, Fn)                                          \
+  case BinaryOp::e:                                                                        \
+    return binary_op<OutputRule::rule, kernel_dtypes(OutputRule::rule, dtypes), math::Fn>( \
+        ops, a.dtype(), "tl::" #name);
+    TL_BINARY_OPS(TL_BINARY_CASE)
+#undef TL_BINARY_CASE
+  }
 }
 
 void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
-    // Selecting moves elements as they are stored; the condition is read as a byte (non-zero is
-    // true: core/convert.h).
-    using S = Stored<T>;
+  // Selecting moves bits, so dtypes of one size share a kernel; the condition is read as a byte
+  // (non-zero is true: core/convert.h).
+  dispatch_bits(out.element_size(), [&]<typename T>() {
+    using S = T;
     for_each_run<4>({&out, &cond, &a, &b}, {sizeof(T), sizeof(bool), sizeof(T), sizeof(T)},
                     [](std::array<char*, 4> p, std::array<int64_t, 4> s, int64_t n) {
                       constexpr int64_t st = sizeof(T);

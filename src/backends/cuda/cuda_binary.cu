@@ -1,151 +1,75 @@
-// Elementwise binary ops on CUDA (arithmetic, pow, maximum/minimum, comparisons, logical), with the
-// CPU backend's semantics: wrapping integer arithmetic, exact integer pow, NaN-propagating
-// maximum/minimum, bool results for comparisons and logical ops.
+// Elementwise binary ops on CUDA, generated from the list in backends/math/binary_ops.h: the ops
+// of one output rule share one kernel per dtype behind a runtime switch (warp-uniform, free next
+// to the memory traffic), which keeps the number of instantiations down.
 #include <type_traits>
 
-#include "backends/math/wrapping_int.h"
 #include "backends/cuda/cuda_elementwise.cuh"
 #include "backends/cuda/cuda_kernels.h"
-#include "core/error.h"
+#include "core/dispatch.h"
+#include "backends/math/binary_ops.h"
 
 namespace tensorlet::cuda {
 namespace {
 
-// Integer arithmetic runs in Wide<T> (backends/wrapping_int.h), which wraps as PyTorch's.
+// Whether an op of rule OpRule and supported dtypes Dtypes has a kernel in group Rule for T (a
+// variable template: evaluated on the host, where the constexpr DTypeSet functions live).
+template <OutputRule Rule, OutputRule OpRule, DTypeSet Dtypes, typename T>
+inline constexpr bool runs_on = Rule ==
+                                OpRule&& kernel_dtypes(OpRule, Dtypes).contains(dtype_of_v<T>);
 
-struct AddOp {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a || b;
-    else
-      return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
-  }
-};
-struct SubOp {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
-  }
-};
-struct MulOp {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>)
-      return a && b;
-    else
-      return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
-  }
-};
-struct DivOp {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return a / b;
-  }
-};
-
-// x ** 2 is x * x, as on the CPU (where it is a fast path): the same correctly rounded value,
-// which the device pow does not promise.
-struct PowOp {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, float>)
-      return b == 2.0f ? a * a : powf(a, b);
-    else if constexpr (std::is_same_v<T, double>)
-      return b == 2.0 ? a * a : pow(a, b);
-    else
-      return int_pow(a, b);
-  }
-};
-
-// One kernel for both, and one for each family below: the op is a warp-uniform branch, which is
-// free next to the memory traffic, and it keeps the number of instantiations down.
-// NaN in either operand gives NaN, as torch.maximum / torch.minimum.
-struct MaxMinOp {
-  bool max;
-  template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    const bool take_a = max ? a > b : a < b;
-    if constexpr (std::is_floating_point_v<T>)
-      return (a != a || take_a) ? a : b;
-    else
-      return take_a ? a : b;
-  }
-};
-struct CompareOp {
+// Every op of output rule Rule, on element type T: loads T, computes in compute_t<T>, stores Out.
+template <OutputRule Rule>
+struct BinaryGroup {
   BinaryOp op;
   template <typename T>
-  __device__ __forceinline__ bool operator()(T a, T b) const {
+  __device__ __forceinline__ rule_out_t<Rule, T> operator()(T a, T b) const {
+    using Out = rule_out_t<Rule, T>;
     switch (op) {
-      case BinaryOp::Gt:
-        return a > b;
-      case BinaryOp::Lt:
-        return a < b;
-      case BinaryOp::Ge:
-        return a >= b;
-      case BinaryOp::Le:
-        return a <= b;
-      case BinaryOp::Eq:
-        return a == b;
-      default:
-        return a != b;
+#define TL_BINARY_CASE(e, name, rule, dtypes, Fn)             \
+  case BinaryOp::e:                                           \
+    if constexpr (runs_on<Rule, OutputRule::rule, dtypes, T>) \
+      return InComputeType<Out, math::Fn>{}(a, b);            \
+    break;
+      TL_BINARY_OPS(TL_BINARY_CASE)
+#undef TL_BINARY_CASE
     }
-  }
-};
-struct LogicalOp {
-  bool is_and;
-  template <typename T>
-  __device__ __forceinline__ bool operator()(T a, T b) const {
-    return is_and ? (a != T(0) && b != T(0)) : (a != T(0) || b != T(0));
+    return Out{};  // not reached: the front-end sends each op only its own dtypes
   }
 };
 
-template <typename Out, typename T, typename Op>
-void run(const Op& op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  Elementwise<Out, T, T>::run(op, out, {&a, &b});
+// The dtypes some op of output rule Rule runs on.
+template <OutputRule Rule>
+constexpr DTypeSet group_dtypes() {
+  DTypeSet set;
+#define TL_BINARY_SET(e, name, rule, dtypes, Fn) \
+  if (OutputRule::rule == Rule) set = set | kernel_dtypes(OutputRule::rule, dtypes);
+  TL_BINARY_OPS(TL_BINARY_SET)
+#undef TL_BINARY_SET
+  return set;
 }
 
-[[noreturn]] void unsupported(BinaryOp op, DType dtype) {
-  fail<DTypeError>(binary_op_name(op), "not supported for dtype ", dtype);
+template <OutputRule Rule>
+void run_group(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  dispatch_dtype<group_dtypes<Rule>()>(
+      a.dtype(),
+      [&]<typename T>() {
+        Elementwise<rule_out_t<Rule, T>, T, T>::run(BinaryGroup<Rule>{op}, out, {&a, &b});
+      },
+      binary_op_name(op));
 }
 
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
-  dispatch_dtype<kClassicDTypes>(a.dtype(), [&]<typename T>() {
-    constexpr bool is_bool = std::is_same_v<T, bool>;
-    constexpr bool is_float = std::is_floating_point_v<T>;
-    switch (op) {
-      case BinaryOp::Add:
-        return run<T, T>(AddOp{}, a, b, out);
-      case BinaryOp::Sub:
-        if constexpr (!is_bool) return run<T, T>(SubOp{}, a, b, out);
-        break;
-      case BinaryOp::Mul:
-        return run<T, T>(MulOp{}, a, b, out);
-      case BinaryOp::Div:  // the front-end sends integer division to floating point
-        if constexpr (is_float) return run<T, T>(DivOp{}, a, b, out);
-        break;
-      case BinaryOp::Pow:
-        if constexpr (!is_bool) return run<T, T>(PowOp{}, a, b, out);
-        break;
-      case BinaryOp::Maximum:
-      case BinaryOp::Minimum:
-        return run<T, T>(MaxMinOp{op == BinaryOp::Maximum}, a, b, out);
-      case BinaryOp::Gt:
-      case BinaryOp::Lt:
-      case BinaryOp::Ge:
-      case BinaryOp::Le:
-      case BinaryOp::Eq:
-      case BinaryOp::Ne:
-        return run<bool, T>(CompareOp{op}, a, b, out);
-      case BinaryOp::LogicalAnd:
-      case BinaryOp::LogicalOr:
-        return run<bool, T>(LogicalOp{op == BinaryOp::LogicalAnd}, a, b, out);
-    }
-    unsupported(op, a.dtype());
-  });
+  switch (output_rule(op)) {
+    case OutputRule::Same:
+      return run_group<OutputRule::Same>(op, a, b, out);
+    case OutputRule::Bool:
+      return run_group<OutputRule::Bool>(op, a, b, out);
+    case OutputRule::Floating:
+      return run_group<OutputRule::Floating>(op, a, b, out);
+  }
 }
 
 }  // namespace tensorlet::cuda

@@ -1,6 +1,6 @@
 // Integer arithmetic as PyTorch does it, shared by the CPU and CUDA kernels: Wide<T>, the type
-// that wraps on overflow (signed overflow is undefined in C++; the unsigned type of the same size
-// wraps in two's complement; other types map to themselves), and int_pow.
+// that wraps on overflow (signed overflow is undefined in C++; an unsigned type wraps in two's
+// complement; other types map to themselves), and int_pow.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +10,23 @@
 
 namespace tensorlet {
 
+// 1- and 2-byte integers compute in uint32_t, not in their own unsigned type: that one promotes to
+// int, and int16 * int16 can overflow int. Truncating the uint32_t result wraps as torch does.
 template <typename T>
 struct WideOf {
   using type = T;
+};
+template <>
+struct WideOf<uint8_t> {
+  using type = uint32_t;
+};
+template <>
+struct WideOf<int8_t> {
+  using type = uint32_t;
+};
+template <>
+struct WideOf<int16_t> {
+  using type = uint32_t;
 };
 template <>
 struct WideOf<int32_t> {
@@ -29,17 +43,19 @@ using Wide = typename WideOf<T>::type;
 // +-1 for base -1 and 0 otherwise (the front-end rejects negative scalar exponents).
 template <typename T>
 TL_HOST_DEVICE inline T int_pow(T base, T exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
-    return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp % 2 != 0) ? T(-1) : T(1);
+      return 0;
+    }
   }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = static_cast<U>(base);
+  using W = Wide<T>;
+  W result = 1, b = static_cast<W>(base);
   while (exp != 0) {
     if (exp & 1) result *= b;
     b *= b;
-    exp >>= 1;
+    exp = static_cast<T>(exp >> 1);
   }
   return static_cast<T>(result);
 }
