@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "backends/math/reduce_ops.h"  // ReduceOp, ArgReduceOp
 #include "core/allocator.h"
 #include "core/tensor.h"
 
@@ -41,8 +42,6 @@ enum class BinaryOp : uint8_t {
   LogicalAnd,
   LogicalOr  // out dtype = bool
 };
-enum class ReduceOp : uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
-enum class ArgReduceOp : uint8_t { ArgMax, ArgMin };
 enum class RandomKind : uint8_t { Uniform, Normal, Integer };
 
 const char* unary_op_name(UnaryOp op);    // "tl::exp"
