@@ -360,5 +360,11 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", b8({2}) - f({2}).to(tl::kFloat16)),
       TL_BAD(tl::DTypeError, "[tl::pow] ", "negative", tl::pow(i64({2}).to(tl::kInt16), -1)),
       TL_BAD(tl::DTypeError, "[tl::pow] ", "exponent", tl::pow(i64({2}).to(tl::kInt8), 1000)),
+      // Reductions on the new dtypes (issue 12): refused by the op's dtype set, before a kernel.
+      TL_BAD(tl::DTypeError, "[tl::mean] ", "int8", tl::mean(tl::ones({3}, tl::kInt8))),
+      TL_BAD(tl::DTypeError, "[tl::mean] ", "uint8", tl::mean(tl::ones({2, 3}, tl::kUInt8), {1})),
+      TL_BAD(tl::DTypeError, "[tl::mean] ", "int16", tl::mean(tl::empty({0}, tl::kInt16))),
+      TL_BAD(tl::DTypeError, "[tl::argmin] ", "bool", tl::argmin(tl::ones({2, 3}, tl::kBool), 1)),
+      TL_BAD_CUDA(tl::DTypeError, "[tl::mean] ", "uint8", tl::mean(cu(tl::ones({3}, tl::kUInt8)))),
   });
 }

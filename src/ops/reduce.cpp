@@ -1,8 +1,6 @@
 // Reduction front-ends: dim validation, output dtype and shape, empty inputs, then the backend.
 #include "ops/reduce.h"
 
-#include <limits>
-
 #include "backends/backend.h"
 #include "core/op_scope.h"
 
@@ -34,41 +32,18 @@ Tensor squeeze_reduced(const Tensor& out, const std::vector<bool>& mask, bool ke
   return make_view(out, shape, contiguous_strides(shape), 0);
 }
 
-// The value an empty reduction yields (torch: sum 0, prod 1, mean nan, all true, any false).
-Scalar empty_value(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-      return 0;
-    case ReduceOp::Prod:
-      return 1;
-    case ReduceOp::Mean:
-      return std::numeric_limits<double>::quiet_NaN();
-    case ReduceOp::All:
-      return true;
-    default:
-      return false;  // Any (max/min refuse empty reductions before this)
-  }
-}
-
+// The result dtype (backends/math/reduce_ops.h), after refusing dtypes the op does not support,
+// before any kernel runs.
 DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Prod:
-      return is_floating_point(in) ? in : kInt64;
-    case ReduceOp::Mean:
-      if (!is_floating_point(in))
-        fail<DTypeError>(name, "could not infer output dtype: input dtype must be floating point ",
-                         "(float32 or float64), got ", in,
-                         "; convert it first, e.g. .to(tl::kFloat32)");
-      return in;
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-      return in;
-    case ReduceOp::All:
-    case ReduceOp::Any:
-      return kBool;
+  const ReduceOpInfo& info = reduce_op_info(op);
+  if (!info.dtypes.contains(in)) {
+    if (op == ReduceOp::Mean)
+      fail<DTypeError>(name, "could not infer output dtype: input dtype must be floating point ",
+                       "(float16, bfloat16, float32 or float64), got ", in,
+                       "; convert it first, e.g. .to(tl::kFloat32)");
+    fail<DTypeError>(name, "not supported for dtype ", in);
   }
-  return in;
+  return reduce_out_dtype(info.rule, in);
 }
 
 Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vector<int64_t>& dims,
@@ -85,7 +60,7 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
     empty_extent |= keep[d] == 0;
     keep[d] = 1;
   }
-  if (empty_extent && (op == ReduceOp::Max || op == ReduceOp::Min)) {
+  if (empty_extent && !reduce_op_info(op).empty_ok) {
     if (dims.empty())
       fail<IndexError>(name, "expected a non-empty input when reducing over all dims, got shape ",
                        a.shape(), "; specify the reduction dims");
@@ -95,7 +70,7 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
   Tensor out = make_tensor(keep, out_dtype, a.device());
   if (out.numel() > 0) {
     if (a.numel() == 0)
-      backend_for(a.device()).fill(out, empty_value(op));
+      backend_for(a.device()).fill(out, Scalar(reduce_op_info(op).empty_value));
     else
       backend_for(a.device()).reduce(op, a, mask, out);
   }
@@ -107,8 +82,8 @@ Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::opt
   profiler::OpScope scope(name);
   scope.inputs({&a});
   check_defined(a, name);
-  if (a.dtype() == kBool)  // as torch: "argmax(): does not support bool input"
-    fail<DTypeError>(name, "bool tensors are not supported");
+  if (!reduce_op_dtypes(op).contains(a.dtype()))  // bool, as torch
+    fail<DTypeError>(name, "not supported for dtype ", a.dtype());
   const int64_t nd = a.dim();
   Shape keep = Shape::filled(nd, 1), shape;
   std::optional<int64_t> kernel_dim;

@@ -16,8 +16,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
-#include "core/dispatch.h"
-#include "core/convert.h"
+#include "backends/math/reduce_ops.h"
 
 namespace tensorlet::cpu {
 
@@ -106,149 +105,14 @@ struct DimList {
   }
 };
 
-// Integer accumulation wraps (as torch's int64 does) instead of overflowing into UB.
-inline int64_t wrap_add(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-inline int64_t wrap_mul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
-template <typename T>
-inline bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  return false;
-}
-
-// Floats accumulate in double (accuracy over long sums); bool and ints in int64.
-template <typename T>
-using WideAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
-template <typename T>
-using WideOut = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
-
-// Each op: Acc, Out, identity(), step(acc, value), combine(acc, acc), finalize(acc, count).
-// step takes the element as stored (Stored<T>: a bool as its byte, any non-zero byte true, see
-// core/convert.h). Mean is Sum with a division at the end (Reducer's `mean`), so it shares Sum's
-// code.
-template <typename T>
-struct SumOp {
-  using Acc = WideAcc<T>;
-  using Out = WideOut<T>;
-  static constexpr bool kIndexed = false;
-  static Acc identity() { return 0; }
-  static Acc step(Acc a, Stored<T> v) { return combine(a, static_cast<Acc>(from_stored<T>(v))); }
-  static Acc combine(Acc a, Acc b) {
-    if constexpr (std::is_floating_point_v<T>) return a + b;
-    return wrap_add(a, b);
-  }
-  static Out finalize(Acc a, int64_t) { return static_cast<Out>(a); }
-};
-
-template <typename T>
-struct ProdOp {
-  using Acc = WideAcc<T>;
-  using Out = WideOut<T>;
-  static constexpr bool kIndexed = false;
-  static Acc identity() { return 1; }
-  static Acc step(Acc a, Stored<T> v) { return combine(a, static_cast<Acc>(from_stored<T>(v))); }
-  static Acc combine(Acc a, Acc b) {
-    if constexpr (std::is_floating_point_v<T>) return a * b;
-    return wrap_mul(a, b);
-  }
-  static Out finalize(Acc a, int64_t) { return static_cast<Out>(a); }
-};
-
-// NaN wins max/min: once the accumulator is NaN no comparison replaces it. Lanes instead keep a
-// NaN-ignoring max/min plus a NaN flag, two plain selects the compiler vectorizes.
-template <typename T, bool kMax>
-struct ExtremumOp {
-  using Acc = T;
-  using Out = T;
-  static constexpr bool kIndexed = false;
-  static constexpr bool kNanLanes = std::is_floating_point_v<T>;
-  static Acc identity() {
-    if constexpr (std::is_floating_point_v<T>)
-      return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
-    return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-  }
-  static Acc lane_step(Acc a, Stored<T> v) {
-    if constexpr (std::is_same_v<T, bool>)  // any / all
-      return kMax ? (a | from_stored<T>(v)) : (a & from_stored<T>(v));
-    return (kMax ? a < v : v < a) ? v : a;
-  }
-  static Acc step(Acc a, Stored<T> v) {
-    if constexpr (std::is_same_v<T, bool>) return lane_step(a, v);
-    return ((kMax ? a < v : v < a) || is_nan(v)) ? v : a;
-  }
-  static Acc combine(Acc a, Acc b) {
-    if constexpr (std::is_same_v<T, bool>) return kMax ? (a | b) : (a & b);
-    return step(a, b);
-  }
-  static Out finalize(Acc a, int64_t) { return a; }
-};
-template <typename T>
-using MaxOp = ExtremumOp<T, true>;
-template <typename T>
-using MinOp = ExtremumOp<T, false>;
-
-template <typename T>
-struct AllOp {
-  using Acc = bool;
-  using Out = bool;
-  static constexpr bool kIndexed = false;
-  static Acc identity() { return true; }
-  static Acc step(Acc a, T v) { return a & (v != T(0)); }
-  static Acc combine(Acc a, Acc b) { return a & b; }
-  static Out finalize(Acc a, int64_t) { return a; }
-};
-
-template <typename T>
-struct AnyOp {
-  using Acc = bool;
-  using Out = bool;
-  static constexpr bool kIndexed = false;
-  static Acc identity() { return false; }
-  static Acc step(Acc a, T v) { return a | (v != T(0)); }
-  static Acc combine(Acc a, Acc b) { return a | b; }
-  static Out finalize(Acc a, int64_t) { return a; }
-};
-
-// Arg reductions carry (value, position); index < 0 marks "nothing seen yet". Positions arrive in
-// increasing order and ties keep the earlier one, so the first max/min (or first NaN) wins.
-template <typename T>
-struct ArgAcc {
-  T value;
-  int64_t index;
-};
-
-template <typename T, bool kMaxOp>
-struct ArgOp {
-  using Acc = ArgAcc<T>;
-  using Out = int64_t;
-  using Value = T;
-  static constexpr bool kIndexed = true;
-  static constexpr bool kMax = kMaxOp;
-  static Acc identity() { return {T{}, -1}; }
-  static bool better(T v, T best) {
-    if (is_nan(best)) return false;
-    if (is_nan(v)) return true;
-    return kMax ? v > best : v < best;
-  }
-  static Acc step(Acc a, Stored<T> stored, int64_t i) {
-    const T v = from_stored<T>(stored);
-    return (a.index < 0 || better(v, a.value)) ? Acc{v, i} : a;
-  }
-  static Acc combine(Acc a, Acc b) {
-    if (b.index < 0) return a;
-    if (a.index < 0) return b;
-    return better(b.value, a.value) ? b : a;
-  }
-  static Out finalize(Acc a, int64_t) { return a.index; }
-};
+using namespace reduce_ops;
 
 // Ops whose lanes track NaN separately (float max/min).
 template <typename Op>
-concept HasNanLanes = Op::kNanLanes;
+concept HasNanLanes = requires(typename Op::Acc a) {
+  Op::combine_ignoring_nan(a, a);
+}
+&&std::is_floating_point_v<typename Op::Acc>;
 
 // Independent accumulators per reduced run: enough to hide add latency on 128-bit vectors.
 constexpr int kLanes = 16;
@@ -262,17 +126,17 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
   if (n >= 2 * kLanes) {
     Acc lane[kLanes];
     for (int l = 0; l < kLanes; ++l) lane[l] = Op::identity();
-    [[maybe_unused]] T nan[kLanes] = {};
+    [[maybe_unused]] Acc nan[kLanes] = {};
     // A compile-time unit stride lets the compiler use plain vector loads.
     auto lanes = [&](auto st) {
       for (; i + kLanes <= n; i += kLanes) {
         for (int l = 0; l < kLanes; ++l) {
-          const T v = p[(i + l) * st];
           if constexpr (HasNanLanes<Op>) {
-            lane[l] = Op::lane_step(lane[l], v);
-            nan[l] = v != v ? T(1) : nan[l];
+            const Acc v = static_cast<Acc>(p[(i + l) * st]);
+            lane[l] = Op::combine_ignoring_nan(lane[l], v);
+            nan[l] = v != v ? Acc(1) : nan[l];
           } else {
-            lane[l] = Op::step(lane[l], v);
+            lane[l] = Op::step(lane[l], p[(i + l) * st]);
           }
         }
       }
@@ -283,7 +147,7 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
       lanes(stride);
     if constexpr (HasNanLanes<Op>) {
       for (int l = 0; l < kLanes; ++l)
-        if (nan[l] != T(0)) return std::numeric_limits<T>::quiet_NaN();
+        if (nan[l] != Acc(0)) return std::numeric_limits<Acc>::quiet_NaN();
     }
     for (int w = kLanes / 2; w > 0; w /= 2)
       for (int l = 0; l < w; ++l) lane[l] = Op::combine(lane[l], lane[l + w]);
@@ -295,21 +159,21 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
 
 // Arg reductions of a run go block by block: the block's best value comes from the vectorized
 // max/min, and only a block that improves on the running best is scanned for its first position.
-// S is the stored element type (Stored<T>).
+// S is the stored element type (Op::In).
 template <typename Op, typename S>
 typename Op::Acc reduce_run(typename Op::Acc a, const S* p, int64_t n, int64_t stride,
                             int64_t first) {
   if constexpr (Op::kIndexed) {
-    using T = typename Op::Value;
+    using V = typename Op::Value;
+    using Values = typename Op::Values;
     constexpr int64_t kArgBlock = 2048;
-    using Values = ExtremumOp<T, Op::kMax>;
     for (int64_t b = 0; b < n; b += kArgBlock) {
       const S* q = p + b * stride;
       const int64_t m = std::min(kArgBlock, n - b);
-      const T best = reduce_values<Values>(Values::identity(), q, m, stride);
+      const V best = reduce_values<Values>(Values::identity(), q, m, stride);
       if (a.index >= 0 && !Op::better(best, a.value)) continue;
       for (int64_t i = 0; i < m; ++i) {
-        const T v = from_stored<T>(q[i * stride]);
+        const V v = static_cast<V>(q[i * stride]);
         if (is_nan(best) ? is_nan(v) : v == best) {
           a = {best, first + b + i};
           break;
@@ -323,9 +187,10 @@ typename Op::Acc reduce_run(typename Op::Acc a, const S* p, int64_t n, int64_t s
   }
 }
 
-template <typename Op, typename T>
+template <typename Op>
 class Reducer {
  public:
+  using T = typename Op::In;
   using Acc = typename Op::Acc;
   using Out = typename Op::Out;
 
@@ -438,11 +303,7 @@ class Reducer {
     }
   }
 
-  Out finalize(Acc a) const {
-    if constexpr (std::is_floating_point_v<Acc> && std::is_floating_point_v<Out>)
-      if (mean_) return static_cast<Out>(a / static_cast<double>(n_red_));
-    return Op::finalize(a, n_red_);
-  }
+  Out finalize(Acc a) const { return Op::finalize(a, mean_ ? static_cast<double>(n_red_) : 0.0); }
 
   void run_by_output(Out* out) const {
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n_red_, 1));
@@ -500,21 +361,15 @@ void plan(const Tensor& in, const std::vector<bool>& reduce_dims, bool order_mat
   reduced.coalesce();
 }
 
-template <typename Op, typename T>
+template <typename Op>
 void run_op(const Tensor& in, const DimList& kept, const DimList& reduced, const Tensor& out,
             const char* name, bool mean = false) {
   using Out = typename Op::Out;
-  if (out.dtype() != dtype_of_v<Out>)
+  if (!writes_dtype<Op>(out.dtype()))
     fail<DTypeError>(name, "CPU kernel expected output dtype ", dtype_of_v<Out>, ", got ",
                      out.dtype());
-  Reducer<Op, Stored<T>>(static_cast<const Stored<T>*>(in.data_ptr()), kept, reduced, mean)
+  Reducer<Op>(static_cast<const typename Op::In*>(in.data_ptr()), kept, reduced, mean)
       .run(static_cast<Out*>(out.data_ptr()));
-}
-
-const char* reduce_op_name(ReduceOp op) {
-  static const char* names[] = {"tl::sum", "tl::prod", "tl::mean", "tl::max",
-                                "tl::min", "tl::all",  "tl::any"};
-  return names[static_cast<int>(op)];
 }
 
 }  // namespace
@@ -525,32 +380,8 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& 
   DimList kept, reduced;
   plan(in, reduce_dims, false, kept, reduced);
   const char* name = reduce_op_name(op);
-  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
-    switch (op) {
-      case ReduceOp::Sum:
-        return run_op<SumOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Prod:
-        return run_op<ProdOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Mean:
-        if constexpr (std::is_floating_point_v<T>)
-          return run_op<SumOp<T>, T>(in, kept, reduced, out, name, true);
-        fail<DTypeError>(name, "expected a floating point input, got ", in.dtype());
-      case ReduceOp::Max:
-        return run_op<MaxOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Min:
-        return run_op<MinOp<T>, T>(in, kept, reduced, out, name);
-      // On bool, all/any are min/max: share their code.
-      case ReduceOp::All:
-        if constexpr (std::is_same_v<T, bool>)
-          return run_op<MinOp<T>, T>(in, kept, reduced, out, name);
-        else
-          return run_op<AllOp<T>, T>(in, kept, reduced, out, name);
-      case ReduceOp::Any:
-        if constexpr (std::is_same_v<T, bool>)
-          return run_op<MaxOp<T>, T>(in, kept, reduced, out, name);
-        else
-          return run_op<AnyOp<T>, T>(in, kept, reduced, out, name);
-    }
+  dispatch_reduce(op, in.dtype(), [&]<typename F>() {
+    run_op<F>(in, kept, reduced, out, name, op == ReduceOp::Mean);
   });
 }
 
@@ -562,13 +393,9 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int6
   if (dim && in.dim() > 0) reduce_dims[*dim] = true;
   DimList kept, reduced;
   plan(in, reduce_dims, true, kept, reduced);
-  const char* name = op == ArgReduceOp::ArgMax ? "tl::argmax" : "tl::argmin";
-  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
-    if (op == ArgReduceOp::ArgMax)
-      run_op<ArgOp<T, true>, T>(in, kept, reduced, out, name);
-    else
-      run_op<ArgOp<T, false>, T>(in, kept, reduced, out, name);
-  });
+  const char* name = reduce_op_name(op);
+  dispatch_arg_reduce(op, in.dtype(),
+                      [&]<typename F>() { run_op<F>(in, kept, reduced, out, name); });
 }
 
 }  // namespace tensorlet::cpu

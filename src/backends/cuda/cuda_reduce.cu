@@ -33,8 +33,10 @@ int multiprocessor_count(int device) {
   return n;
 }
 
-template <typename Op>
+// Runs the shared functor F (backends/math/reduce_ops.h) over the plan.
+template <typename F>
 void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
+  using Op = KernelOp<F>;
   using In = typename Op::In;
   using Acc = typename Op::Acc;
   using Out = typename Op::Out;
@@ -42,7 +44,7 @@ void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
   static_assert(std::is_same_v<typename Partial::In, Acc> &&
                 std::is_same_v<typename Partial::Acc, Acc> &&
                 std::is_same_v<typename Partial::Out, Out>);
-  if (out.dtype() != dtype_of_v<Out>)
+  if (!reduce_ops::writes_dtype<F>(out.dtype()))
     fail<DTypeError>(name, "CUDA kernel expected output dtype ", dtype_of_v<Out>, ", got ",
                      out.dtype());
   const int device = out.device().index();
@@ -69,12 +71,6 @@ void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
   check_launch(s, "reduce_kernel (partials)");
 }
 
-const char* reduce_op_name(ReduceOp op) {
-  static const char* names[] = {"tl::sum", "tl::prod", "tl::mean", "tl::max",
-                                "tl::min", "tl::all",  "tl::any"};
-  return names[static_cast<int>(op)];
-}
-
 }  // namespace
 
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
@@ -86,37 +82,9 @@ void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
       p);
   p.n_out = out.numel();
   p.n_red = in.numel() / p.n_out;
+  if (op == ReduceOp::Mean) p.mean_divisor = static_cast<double>(p.n_red);
   const char* name = reduce_op_name(op);
-  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
-    switch (op) {
-      case ReduceOp::Sum:
-        return run<SumOp<T>>(p, in, out, name);
-      case ReduceOp::Prod:
-        return run<ProdOp<T>>(p, in, out, name);
-      case ReduceOp::Mean:
-        if constexpr (std::is_floating_point_v<T>) {
-          p.mean_divisor = static_cast<double>(p.n_red);
-          return run<SumOp<T>>(p, in, out, name);
-        } else {
-          fail<DTypeError>(name, "expected a floating point input, got ", in.dtype());
-        }
-      // On bool, max/min are any/all, which read the byte (any non-zero byte is true).
-      case ReduceOp::Max:
-        if constexpr (std::is_same_v<T, bool>)
-          return run<LogicalOp<T, false>>(p, in, out, name);
-        else
-          return run<ExtremumOp<T, true>>(p, in, out, name);
-      case ReduceOp::Min:
-        if constexpr (std::is_same_v<T, bool>)
-          return run<LogicalOp<T, true>>(p, in, out, name);
-        else
-          return run<ExtremumOp<T, false>>(p, in, out, name);
-      case ReduceOp::All:
-        return run<LogicalOp<T, true>>(p, in, out, name);
-      case ReduceOp::Any:
-        return run<LogicalOp<T, false>>(p, in, out, name);
-    }
-  });
+  dispatch_reduce(op, in.dtype(), [&]<typename F>() { run<F>(p, in, out, name); });
 }
 
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out) {
@@ -127,14 +95,8 @@ void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, co
       in.shape(), in.strides(), [&](int64_t d) { return !dim || d == *dim; }, true, p);
   p.n_out = out.numel();
   p.n_red = in.numel() / p.n_out;
-  const bool is_max = op == ArgReduceOp::ArgMax;
-  const char* name = is_max ? "tl::argmax" : "tl::argmin";
-  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
-    if (is_max)
-      run<ArgOp<T, true>>(p, in, out, name);
-    else
-      run<ArgOp<T, false>>(p, in, out, name);
-  });
+  const char* name = reduce_op_name(op);
+  dispatch_arg_reduce(op, in.dtype(), [&]<typename F>() { run<F>(p, in, out, name); });
 }
 
 }  // namespace tensorlet::cuda

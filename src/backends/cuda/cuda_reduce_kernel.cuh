@@ -74,6 +74,8 @@ __device__ __forceinline__ V shfl_down(unsigned mask, V v, int delta, int width)
     return V{shfl_down(mask, v.value, delta, width), shfl_down(mask, v.index, delta, width)};
   } else if constexpr (std::is_same_v<V, bool>) {
     return __shfl_down_sync(mask, static_cast<int>(v), delta, width) != 0;
+  } else if constexpr (std::is_integral_v<V> && sizeof(V) < 4) {  // int8/uint8/int16 max/min
+    return static_cast<V>(__shfl_down_sync(mask, static_cast<int>(v), delta, width));
   } else if constexpr (std::is_same_v<V, int64_t>) {
     return static_cast<int64_t>(__shfl_down_sync(mask, static_cast<long long>(v), delta, width));
   } else {
