@@ -366,5 +366,14 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       TL_BAD(tl::DTypeError, "[tl::mean] ", "int16", tl::mean(tl::empty({0}, tl::kInt16))),
       TL_BAD(tl::DTypeError, "[tl::argmin] ", "bool", tl::argmin(tl::ones({2, 3}, tl::kBool), 1)),
       TL_BAD_CUDA(tl::DTypeError, "[tl::mean] ", "uint8", tl::mean(cu(tl::ones({3}, tl::kUInt8)))),
+      // issue 12, data ops: rand/randn on integer dtypes, randint ranges per dtype (as torch).
+      TL_BAD(tl::DTypeError, "[tl::rand] ", "int8", tl::rand({2}, tl::kInt8)),
+      TL_BAD(tl::DTypeError, "[tl::rand] ", "uint8", tl::rand({2}, tl::kUInt8)),
+      TL_BAD(tl::DTypeError, "[tl::randn] ", "int16", tl::randn({2}, tl::kInt16)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "uint8", tl::randint(0, 257, {2}, tl::kUInt8)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "uint8", tl::randint(-1, 3, {2}, tl::kUInt8)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "int8", tl::randint(-129, 3, {2}, tl::kInt8)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "int16", tl::randint(0, 32769, {2}, tl::kInt16)),
+      TL_BAD(tl::DTypeError, "[tl::randint] ", "float16", tl::randint(0, 70000, {2}, tl::kFloat16)),
   });
 }

@@ -330,3 +330,86 @@ TEST_CASE("printing: suffixes wrap at 80 columns, in torch's order") {
         "ab\ncd, device='cuda:0', size=(0, 3))");
   CHECK(add_suffixes("tensor([]", {}, 7) == "tensor([])");
 }
+
+TEST_CASE("printing: float16, bfloat16, uint8, int8 and int16 as torch prints them") {
+  // Expected strings: str() of the same values in torch 2.15 (CPU), made from float64 with .to().
+  CHECK(str(tl::from_vector(std::vector<double>{1.0, 2.5}).to(tl::kFloat16)) ==
+        "tensor([1.0000, 2.5000], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{0.1, 0.2, 0.3}).to(tl::kFloat16)) ==
+        "tensor([0.1000, 0.2000, 0.3000], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{70000.0, 1.0}).to(tl::kFloat16)) ==
+        "tensor([inf, 1.], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{65504.0, 1.0}).to(tl::kFloat16)) ==
+        "tensor([6.5504e+04, 1.0000e+00], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{1e-05, 1.0}).to(tl::kFloat16)) ==
+        "tensor([1.0014e-05, 1.0000e+00], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{6e-08, 1.0}).to(tl::kFloat16)) ==
+        "tensor([5.9605e-08, 1.0000e+00], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{10000.0, 0.001}).to(tl::kFloat16)) ==
+        "tensor([1.0000e+04, 1.0004e-03], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{NAN, INFINITY, -INFINITY, 1.5}).to(tl::kFloat16)) ==
+        "tensor([   nan,    inf,   -inf, 1.5000], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{100.0, 2.0}).to(tl::kFloat16)) ==
+        "tensor([100.,   2.], dtype=torch.float16)");
+  CHECK(str(tl::full({}, 3.14159, tl::kFloat16)) == "tensor(3.1406, dtype=torch.float16)");
+  CHECK(str(tl::full({}, 0.0, tl::kFloat16)) == "tensor(0., dtype=torch.float16)");
+  CHECK(
+      str(tl::from_vector(std::vector<double>{1.5, -2.0, 1000.0, 3.0}, {2, 2}).to(tl::kFloat16)) ==
+      "tensor([[   1.5000,   -2.0000],\n        [1000.0000,    3.0000]], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{0.0, -0.0}).to(tl::kFloat16)) ==
+        "tensor([0., -0.], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{2049.0, 4097.0, 0.5}).to(tl::kFloat16)) ==
+        "tensor([2.0480e+03, 4.0960e+03, 5.0000e-01], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{12345.678, 0.001}).to(tl::kFloat16)) ==
+        "tensor([1.2344e+04, 1.0004e-03], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{1.0, 2.5}).to(tl::kBFloat16)) ==
+        "tensor([1.0000, 2.5000], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{0.1, 0.2, 0.3}).to(tl::kBFloat16)) ==
+        "tensor([0.1001, 0.2002, 0.3008], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{3e+38, 1.0}).to(tl::kBFloat16)) ==
+        "tensor([3.0041e+38, 1.0000e+00], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{1e-30, 1.0}).to(tl::kBFloat16)) ==
+        "tensor([9.9840e-31, 1.0000e+00], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{123456.0}).to(tl::kBFloat16)) ==
+        "tensor([123392.], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{-1.7, 2.9}).to(tl::kBFloat16)) ==
+        "tensor([-1.7031,  2.9062], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{10000000000.0, 1.0}).to(tl::kBFloat16)) ==
+        "tensor([9.9992e+09, 1.0000e+00], dtype=torch.bfloat16)");
+  CHECK(str(tl::full({}, 0.3333, tl::kBFloat16)) == "tensor(0.3340, dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{257.0, 3.0}).to(tl::kBFloat16)) ==
+        "tensor([256.,   3.], dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{1.0, 2.0}).to(tl::kUInt8)) ==
+        "tensor([1, 2], dtype=torch.uint8)");
+  CHECK(str(tl::from_vector(std::vector<double>{0.0, 255.0, 128.0}).to(tl::kUInt8)) ==
+        "tensor([  0, 255, 128], dtype=torch.uint8)");
+  CHECK(str(tl::full({}, 7.0, tl::kUInt8)) == "tensor(7, dtype=torch.uint8)");
+  CHECK(str(tl::from_vector(std::vector<double>{}, {0}).to(tl::kUInt8)) ==
+        "tensor([], dtype=torch.uint8)");
+  CHECK(str(tl::from_vector(std::vector<double>{1.0, 2.0, 3.0, 40.0, 50.0, 60.0}, {2, 3})
+                .to(tl::kUInt8)) ==
+        "tensor([[ 1,  2,  3],\n        [40, 50, 60]], dtype=torch.uint8)");
+  CHECK(str(tl::from_vector(std::vector<double>{-128.0, 127.0, 0.0}).to(tl::kInt8)) ==
+        "tensor([-128,  127,    0], dtype=torch.int8)");
+  CHECK(str(tl::full({}, -5.0, tl::kInt8)) == "tensor(-5, dtype=torch.int8)");
+  CHECK(str(tl::from_vector(std::vector<double>{-32768.0, 32767.0, 5.0}).to(tl::kInt16)) ==
+        "tensor([-32768,  32767,      5], dtype=torch.int16)");
+  CHECK(str(tl::from_vector(std::vector<double>{}, {0, 3}).to(tl::kInt16)) ==
+        "tensor([], size=(0, 3), dtype=torch.int16)");
+  CHECK(str(tl::from_vector(std::vector<double>{}, {0}).to(tl::kFloat16)) ==
+        "tensor([], dtype=torch.float16)");
+  CHECK(str(tl::from_vector(std::vector<double>{}, {2, 0}).to(tl::kBFloat16)) ==
+        "tensor([], size=(2, 0), dtype=torch.bfloat16)");
+  CHECK(str(tl::from_vector(std::vector<double>{1.0, -2.0, 3.0, -4.0}, {2, 1, 2}).to(tl::kInt8)) ==
+        "tensor([[[ 1, -2]],\n\n        [[ 3, -4]]], dtype=torch.int8)");
+  CHECK(str(tl::arange(0, 2000, 1, tl::kFloat64).to(tl::kFloat16)) ==
+        "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n        "
+        "1.9990e+03], dtype=torch.float16)");
+  CHECK(str(tl::arange(0, 2000, 1, tl::kFloat64).to(tl::kInt16)) ==
+        "tensor([   0,    1,    2,  ..., 1997, 1998, 1999], dtype=torch.int16)");
+  CHECK(str(tl::arange(0, 2000, 1, tl::kFloat64).to(tl::kUInt8)) ==
+        "tensor([  0,   1,   2,  ..., 205, 206, 207], dtype=torch.uint8)");
+  CHECK(str(tl::arange(0, 2000, 1, tl::kFloat64).to(tl::kBFloat16)) ==
+        "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 2.0000e+03, 2.0000e+03,\n        "
+        "2.0000e+03], dtype=torch.bfloat16)");
+}

@@ -153,3 +153,63 @@ TEST_CASE("promotion computes mixed-dtype values in the promoted dtype") {
 }
 
 }  // namespace
+
+namespace {
+// Tensors of the new dtypes made without elementwise math (random_tensor scales floats).
+Tensor ten_dimmed(DType d) { return tl::randint(1, 9, {3}).to(d); }
+Tensor ten_zero_dim(DType d) { return tl::randint(1, 9, {}).to(d); }
+const DType U8 = tl::kUInt8, I8 = tl::kInt8, I16 = tl::kInt16, H = tl::kFloat16, BF = tl::kBFloat16;
+}  // namespace
+
+TEST_CASE("promotion: the full 10x10 promote_types table is torch's") {
+  const std::vector<DType> order{B, U8, I8, I16, I, L, H, BF, F, D};
+  // torch.promote_types(row, column), generated with torch 2.15; order as `order`.
+  const DType table[10][10] = {
+      {B, U8, I8, I16, I, L, H, BF, F, D},   {U8, U8, I16, I16, I, L, H, BF, F, D},
+      {I8, I16, I8, I16, I, L, H, BF, F, D}, {I16, I16, I16, I16, I, L, H, BF, F, D},
+      {I, I, I, I, I, L, H, BF, F, D},       {L, L, L, L, L, L, H, BF, F, D},
+      {H, H, H, H, H, H, H, F, F, D},        {BF, BF, BF, BF, BF, BF, F, BF, F, D},
+      {F, F, F, F, F, F, F, F, F, D},        {D, D, D, D, D, D, D, D, D, D},
+  };
+  for (size_t r = 0; r < order.size(); ++r)
+    for (size_t c = 0; c < order.size(); ++c) {
+      INFO(tl::dtype_name(order[r]) << " with " << tl::dtype_name(order[c]));
+      CHECK(tl::promote_types(order[r], order[c]) == table[r][c]);
+      CHECK(tl::result_type(ten_dimmed(order[r]), ten_dimmed(order[c])) == table[r][c]);
+    }
+}
+
+TEST_CASE("promotion: scalars and 0-dim tensors with the new dtypes, as torch.result_type") {
+  struct Case {
+    const char* what;
+    DType got, want;
+  };
+  const std::vector<Case> cases{
+      {"uint8 + 7", tl::result_type(ten_dimmed(U8), 7), U8},
+      {"uint8 + -300", tl::result_type(ten_dimmed(U8), -300), U8},
+      {"float16 + 2.5", tl::result_type(ten_dimmed(H), 2.5), H},
+      {"bfloat16 + 10000000000.0", tl::result_type(ten_dimmed(BF), 10000000000.0), BF},
+      {"int8 + 2.5", tl::result_type(ten_dimmed(I8), 2.5), F},
+      {"int16 + true", tl::result_type(ten_dimmed(I16), true), I16},
+      {"uint8 + true", tl::result_type(ten_dimmed(U8), true), U8},
+      {"bool + 1", tl::result_type(ten_dimmed(B), 1), L},
+      {"int8 + float16 0-dim", tl::result_type(ten_dimmed(I8), ten_zero_dim(H)), H},
+      {"uint8 + int64 0-dim", tl::result_type(ten_dimmed(U8), ten_zero_dim(L)), U8},
+      {"uint8 + int8 0-dim", tl::result_type(ten_dimmed(U8), ten_zero_dim(I8)), U8},
+      {"float16 + float64 0-dim", tl::result_type(ten_dimmed(H), ten_zero_dim(D)), H},
+      {"bfloat16 + float16 0-dim", tl::result_type(ten_dimmed(BF), ten_zero_dim(H)), BF},
+      {"int16 + float32 0-dim", tl::result_type(ten_dimmed(I16), ten_zero_dim(F)), F},
+      {"uint8 0-dim + int8 0-dim", tl::result_type(ten_zero_dim(U8), ten_zero_dim(I8)), I16},
+      {"float16 0-dim + bfloat16 0-dim", tl::result_type(ten_zero_dim(H), ten_zero_dim(BF)), F},
+      {"int8 0-dim + uint8", tl::result_type(ten_zero_dim(I8), ten_dimmed(U8)), U8},
+      {"float16 0-dim + int32", tl::result_type(ten_zero_dim(H), ten_dimmed(I)), H},
+      {"bfloat16 + float16", tl::result_type(ten_dimmed(BF), ten_dimmed(H)), F},
+      {"uint8 + int8", tl::result_type(ten_dimmed(U8), ten_dimmed(I8)), I16},
+      {"int16 0-dim + float16 0-dim", tl::result_type(ten_zero_dim(I16), ten_zero_dim(H)), H},
+      {"bool + uint8 0-dim", tl::result_type(ten_dimmed(B), ten_zero_dim(U8)), U8},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what << ": got " << tl::dtype_name(c.got) << ", want " << tl::dtype_name(c.want));
+    CHECK(c.got == c.want);
+  }
+}

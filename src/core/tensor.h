@@ -18,6 +18,12 @@
 
 namespace tensorlet {
 
+// The element type of some dtype (TL_DTYPES). Checking it instantiates dtype_of<T>, so another
+// type (uint16_t, long long) stops compilation at the call with dtype_of's static_assert, which
+// lists the supported types, instead of failing at link time.
+template <typename T>
+concept ElementType = sizeof(dtype_of<T>) > 0;
+
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape shape;
@@ -67,7 +73,7 @@ class Tensor {
   // Address of the first element (storage base + offset).
   void* data_ptr() const;
   // Typed pointer; throws DTypeError when T does not match dtype().
-  template <typename T>
+  template <ElementType T>
   T* data() const;
 
   // ---- views (share storage) ----
@@ -101,9 +107,10 @@ class Tensor {
   Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
 
   // ---- host-visible results (synchronize) ----
-  template <typename T>
+  // T: the element type of any dtype (TL_DTYPES); another type does not compile.
+  template <ElementType T>
   T item() const;
-  template <typename T>
+  template <ElementType T>
   std::vector<T> to_vector() const;
 
   // ---- in place ----
@@ -182,7 +189,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 template <>
 std::vector<bool> Tensor::to_vector<bool>() const;
 
-template <typename T>
+template <ElementType T>
 T* Tensor::data() const {
   if (dtype() != dtype_of_v<T>)
     fail<DTypeError>("tl::Tensor::data", "expected dtype ", dtype_of_v<T>, ", got ", dtype());

@@ -161,7 +161,7 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options) {
   return from_host_values({n, m}, options, [m](int64_t i) { return i / m == i % m ? 1 : 0; });
 }
 
-template <typename T>
+template <ElementType T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
   profiler::OpScope scope("tl::from_vector");  // errors of the copy to `device` name this op
   Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
@@ -176,11 +176,11 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device devi
   return host.to(device);
 }
 
-template Tensor from_vector(const std::vector<bool>&, const Shape&, Device);
-template Tensor from_vector(const std::vector<int32_t>&, const Shape&, Device);
-template Tensor from_vector(const std::vector<int64_t>&, const Shape&, Device);
-template Tensor from_vector(const std::vector<float>&, const Shape&, Device);
-template Tensor from_vector(const std::vector<double>&, const Shape&, Device);
+// Every element type of the dtype list.
+#define TL_INSTANTIATE(e, T, name, kind) \
+  template Tensor from_vector(const std::vector<T>&, const Shape&, Device);
+TL_DTYPES(TL_INSTANTIATE)
+#undef TL_INSTANTIATE
 
 static TensorOptions like_options(const Tensor& t, const std::optional<TensorOptions>& options,
                                   const char* op) {

@@ -22,8 +22,10 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options =
 Tensor eye(int64_t n, TensorOptions options = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 
-// Copies values (row-major) into a new tensor of `shape` (1-D of values.size() when empty).
-template <typename T>
+// Copies values (row-major) into a new tensor of `shape` (1-D of values.size() when empty). T is
+// the element type of a dtype (bool, uint8_t, ..., tl::Half, tl::BFloat16, float, double);
+// another type does not compile (ElementType, core/tensor.h).
+template <ElementType T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape = {},
                    Device device = Device::cpu());
 

@@ -2,9 +2,11 @@
 #include "ops/random.h"
 
 #include <array>
+#include <limits>
 #include <mutex>
 
 #include "backends/backend.h"
+#include "core/dispatch.h"
 #include "core/op_scope.h"
 #include "ops/factories.h"
 #include "backends/math/philox.h"
@@ -80,10 +82,22 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
     fail<ShapeError>("tl::randint",
                      "expects low < high (the range [low, high) must not be empty), got low=", low,
                      " high=", high);
-  DType d = options.dtype();
-  bool fits = d == kBool    ? (low >= 0 && high <= 2)
-              : d == kInt32 ? (low >= INT32_MIN && high - 1 <= INT32_MAX)
-                            : true;
+  // As torch: low and high - 1 must be values of the dtype (any dtype, floats included: torch's
+  // randint gives float16 too); every int64 is a value of int64, float32 and float64.
+  const DType d = options.dtype();
+  const bool fits = dispatch_dtype(
+      d,
+      [&]<typename T>() {
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float> ||
+                      std::is_same_v<T, double>) {
+          return true;
+        } else {
+          const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+          const double hi = static_cast<double>(std::numeric_limits<T>::max());
+          return static_cast<double>(low) >= lo && static_cast<double>(high - 1) <= hi;
+        }
+      },
+      "tl::randint");
   if (!fits)
     fail<DTypeError>("tl::randint", "range [", low, ", ", high, ") does not fit dtype ", d);
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);

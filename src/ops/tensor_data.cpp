@@ -113,7 +113,7 @@ Tensor Tensor::to(const TensorOptions& options) const {
   return options.has_device() ? t.to(options.device()) : t;
 }
 
-template <typename T>
+template <ElementType T>
 T Tensor::item() const {
   check_defined(*this, "tl::item");
   if (numel() != 1)
@@ -131,7 +131,7 @@ T Tensor::item() const {
 
 // The host copy is made first, through the capped allocator: a vector of a huge view's size
 // would fail as std::bad_alloc (or abort under AddressSanitizer) instead of OutOfMemoryError.
-template <typename T>
+template <ElementType T>
 std::vector<T> Tensor::to_vector() const {
   profiler::OpScope scope("tl::to_vector");  // errors (out of memory) name it
   if (numel() == 0) return {};
@@ -152,14 +152,12 @@ std::vector<bool> Tensor::to_vector<bool>() const {
   return std::vector<bool>(p, p + numel());
 }
 
-template bool Tensor::item<bool>() const;
-#define TL_INSTANTIATE(T)             \
-  template T Tensor::item<T>() const; \
+// Every element type of the dtype list. to_vector<bool> is the specialization above; its explicit
+// instantiation here has no effect ([temp.explicit]: it follows the specialization).
+#define TL_INSTANTIATE(e, T, name, kind) \
+  template T Tensor::item<T>() const;    \
   template std::vector<T> Tensor::to_vector<T>() const;
-TL_INSTANTIATE(int32_t)
-TL_INSTANTIATE(int64_t)
-TL_INSTANTIATE(float)
-TL_INSTANTIATE(double)
+TL_DTYPES(TL_INSTANTIATE)
 #undef TL_INSTANTIATE
 
 }  // namespace tensorlet

@@ -63,10 +63,9 @@ void CpuBackend::cat(const std::vector<Tensor>& inputs, int64_t dim, const Tenso
     along += in.shape()[dim];
     pieces.push_back(p);
   }
-  // Elements move as stored: a bool as its byte (loading a byte other than 0/1 as a bool is
-  // undefined; core/convert.h).
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename L>() {
-    using T = Stored<L>;
+  // Elements move as bits (a bool as its byte: loading a byte other than 0/1 as a bool is
+  // undefined; core/convert.h), so dtypes of one size share code.
+  dispatch_bits(out.element_size(), [&]<typename T>() {
     T* dst = static_cast<T*>(out.data_ptr());
     const int64_t block_rows =
         std::max<int64_t>(1, kBlockBytes / (out_row * static_cast<int64_t>(sizeof(T))));

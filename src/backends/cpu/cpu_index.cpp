@@ -51,20 +51,6 @@ std::vector<int64_t> count_nonzero(const StridedLoop<1>& loop, int64_t n, int64_
   return start;
 }
 
-// An unsigned type of the given element size; copies move bytes, so dtypes of one size share code.
-template <typename F>
-void dispatch_size(size_t size, const F& f) {
-  switch (size) {
-    case 1:
-      return f.template operator()<uint8_t>();
-    case 4:
-      return f.template operator()<uint32_t>();
-    case 8:
-      return f.template operator()<uint64_t>();
-  }
-  fail<DTypeError>("tl::cpu", "unsupported element size ", size);
-}
-
 // The tensor without `dim` (same storage): the slice at index 0 along dim.
 Tensor drop_dim(const Tensor& t, int64_t dim) {
   Shape shape = t.shape(), strides = t.strides();
@@ -82,7 +68,7 @@ Tensor CpuBackend::nonzero(const Tensor& in) {
   StridedLoop<1> loop({&in});
   const int64_t chunks = chunk_count(n);
   Tensor out;
-  dispatch_dtype<kClassicDTypes>(in.dtype(), [&]<typename T>() {
+  dispatch_dtype(in.dtype(), [&]<typename T>() {
     std::vector<int64_t> start = count_nonzero<T>(loop, n, chunks);
     out = make_tensor({start[chunks], nd}, kInt64, Device::cpu());
     int64_t* base = static_cast<int64_t*>(out.data_ptr());
@@ -136,7 +122,7 @@ Tensor CpuBackend::masked_select(const Tensor& in, const Tensor& mask) {
   std::vector<int64_t> start = count_nonzero<bool>(mask_loop, n, chunks);
   Tensor out = make_tensor({start[chunks]}, in.dtype(), Device::cpu());
   StridedLoop<2> loop({&in, &mask});
-  dispatch_size(in.element_size(), [&]<typename T>() {
+  dispatch_bits(in.element_size(), [&]<typename T>() {
     T* base = static_cast<T*>(out.data_ptr());
     for_each_chunk(chunks, [&](int64_t c) {
       T* dst = base + start[c];
@@ -165,7 +151,7 @@ void CpuBackend::index_select(const Tensor& in, int64_t dim, const Tensor& index
   const Tensor in_slice = drop_dim(in, dim), out_slice = drop_dim(out, dim);
   StridedLoop<2> loop({&out_slice, &in_slice});
   const int64_t slice_n = loop.numel();
-  dispatch_size(in.element_size(), [&]<typename T>() {
+  dispatch_bits(in.element_size(), [&]<typename T>() {
     const int64_t in_step = in.strides()[dim] * sizeof(T),
                   out_step = out.strides()[dim] * sizeof(T);
     auto copy = [&](int64_t jb, int64_t je) {
@@ -215,7 +201,7 @@ void CpuBackend::gather(const Tensor& in, int64_t dim, const Tensor& index, cons
   }
   const Tensor in_view = in.as_strided(out.shape(), strides, in.offset());
   StridedLoop<3> loop({&out, &index, &in_view});
-  dispatch_size(in.element_size(), [&]<typename T>() {
+  dispatch_bits(in.element_size(), [&]<typename T>() {
     const int64_t step = dim_stride * sizeof(T);
     loop.run([step](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t k) {
       for (int64_t i = 0; i < k; ++i) {

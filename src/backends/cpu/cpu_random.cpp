@@ -3,6 +3,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
+#include "core/convert.h"
 #include "core/dispatch.h"
 #include "backends/math/philox.h"
 
@@ -34,23 +35,30 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
       // unsigned so a range wider than INT64_MAX (randint(INT64_MIN, INT64_MAX)) wraps, not
       // overflows.
       if (first + k < n)
-        out[first + k] =
-            static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u % range));
+        out[first + k] = convert<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u % range));
+    } else if constexpr (is_reduced_float_v<T>) {
+      if (p.kind == RandomKind::Uniform) {
+        if (first + k < n) out[first + k] = uniform_reduced<T>(static_cast<uint32_t>(u));
+      } else {
+        v[k] = static_cast<double>(uniform_float(static_cast<uint32_t>(u)));
+      }
     } else {
       v[k] =
           wide ? uniform_double(u) : static_cast<double>(uniform_float(static_cast<uint32_t>(u)));
     }
   }
   if (p.kind == RandomKind::Integer) return;
+  if (is_reduced_float_v<T> && p.kind == RandomKind::Uniform) return;
   if (p.kind == RandomKind::Normal)
     for (int k = 0; k < per_block; k += 2) box_muller(v[k], v[k + 1], v[k], v[k + 1]);
-  for (int k = 0; k < per_block && first + k < n; ++k) out[first + k] = static_cast<T>(v[k]);
+  // float16 / bfloat16 normals: the double rounded to float, then to T, as torch rounds its float.
+  for (int k = 0; k < per_block && first + k < n; ++k) out[first + k] = convert<T>(v[k]);
 }
 
 }  // namespace
 
 void CpuBackend::random(const RandomParams& params, const Tensor& out) {
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
+  dispatch_dtype(out.dtype(), [&]<typename T>() {
     T* data = static_cast<T*>(out.data_ptr());
     const int64_t n = out.numel();
     const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);

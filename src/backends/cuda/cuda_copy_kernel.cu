@@ -1,4 +1,4 @@
-// Same-device copy on CUDA: any strides on either side, dtype conversion between all five dtypes.
+// Same-device copy on CUDA: any strides on either side, dtype conversion between all ten dtypes.
 #include <type_traits>
 
 #include "backends/cuda/cuda_elementwise.cuh"
@@ -14,14 +14,48 @@ struct IdentityOp {
   }
 };
 
-// As the CPU backend converts (core/convert.h): to bool is v != 0 (NaN counts as true), and
-// NaN, infinities and out-of-range floats give the integer type's minimum, as on x86, where the
-// GPU's own conversion would saturate. A bool input arrives already read as its byte != 0.
-template <typename To>
-struct ConvertOp {
-  template <typename From>
-  __device__ __forceinline__ To operator()(From v) const {
-    return convert<To>(v);
+template <typename To, typename From>
+__device__ __forceinline__ To bits_as(From v) {
+  static_assert(sizeof(To) == sizeof(From));
+  To r;
+  memcpy(&r, &v, sizeof(To));
+  return r;
+}
+
+// Calls f.template operator()<T>() with the element type of `dtype`, among the dtypes of U's size
+// (the caller guarantees that dtype has that size).
+template <typename U, typename F>
+__device__ __forceinline__ auto with_dtype_of_size(DType dtype, F&& f) {
+  switch (dtype) {
+#define TL_SIZED_CASE(e, T, name, kind)                                      \
+  case DType::e:                                                             \
+    if constexpr (sizeof(T) == sizeof(U)) return f.template operator()<T>(); \
+    break;
+    TL_DTYPES(TL_SIZED_CASE)
+#undef TL_SIZED_CASE
+  }
+  __builtin_unreachable();  // the caller passes a dtype of U's size
+}
+
+// A conversion kernel moves the bits of the element sizes (UOut from UIn) and picks the element
+// types with a switch on two kernel-wide (so warp-uniform) dtypes: 16 size pairs x (flat +
+// strided) = 32 kernels for all 90 conversions, where one kernel pair per (To, From) would be 180
+// (about 4.5x the nvcc time of the five-dtype file; CI builds on two cores). The switch costs a
+// few uniform branches per element in a memory-bound kernel. Each element goes through
+// convert<To, From> (core/convert.h), as on the CPU, so both give the same bits: NaN, infinities
+// and out-of-range floats give the integer type's minimum (as x86), not the GPU's saturation.
+template <typename UOut>
+struct ConvertBitsOp {
+  DType to, from;
+  template <typename UIn>
+  __device__ __forceinline__ UOut operator()(UIn bits) const {
+    return with_dtype_of_size<UOut>(to, [&]<typename To>() {
+      return with_dtype_of_size<UIn>(from, [&]<typename From>() {
+        // A bool byte other than 0/1 is true (from_stored), as everywhere.
+        const From v = from_stored<From>(bits_as<Stored<From>>(bits));
+        return bits_as<UOut>(static_cast<Stored<To>>(convert<To>(v)));
+      });
+    });
   }
 };
 
@@ -41,15 +75,13 @@ void copy_same_device(const Tensor& src, const Tensor& out) {
       return;
     }
     // Same dtype moves bits: one kernel per element size.
-    dispatch_bits(out.element_size(), [&]<typename U>() {
-      Elementwise<U, U>::run(IdentityOp{}, out, {&src});
-    });
+    dispatch_bits(out.element_size(),
+                  [&]<typename U>() { Elementwise<U, U>::run(IdentityOp{}, out, {&src}); });
     return;
   }
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename To>() {
-    dispatch_dtype<kClassicDTypes>(src.dtype(), [&]<typename From>() {
-      if constexpr (!std::is_same_v<To, From>)
-        Elementwise<To, From>::run(ConvertOp<To>{}, out, {&src});
+  dispatch_bits(out.element_size(), [&]<typename UOut>() {
+    dispatch_bits(src.element_size(), [&]<typename UIn>() {
+      Elementwise<UOut, UIn>::run(ConvertBitsOp<UOut>{out.dtype(), src.dtype()}, out, {&src});
     });
   });
 }

@@ -17,7 +17,7 @@ struct FillOp {
 
 void fill(const Tensor& out, Scalar value) {
   if (out.numel() == 0) return;
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
+  dispatch_dtype<kAllDTypes>(out.dtype(), [&]<typename T>() {
     using U = BitsOf<T>;
     // Converted on the host exactly as the CPU backend does, then stored as its bit pattern.
     const T v = value.to<T>();

@@ -29,11 +29,12 @@ FlagSource<Bits> flag_source(const Tensor& t, Bits mask) {
   return src;
 }
 
-// The bits that make an element of this dtype non-zero (not the sign bit of a float: -0.0 == 0).
+// The bits that make an element of this dtype non-zero (not the sign bit of a float: -0.0 == 0;
+// float16 and bfloat16 too keep their sign in the top bit).
 template <typename Bits>
 Bits nonzero_mask(DType dtype) {
   const Bits all = static_cast<Bits>(~Bits{0});
-  return dtype == kFloat32 || dtype == kFloat64 ? static_cast<Bits>(all >> 1) : all;
+  return is_floating_point(dtype) ? static_cast<Bits>(all >> 1) : all;
 }
 
 // Counts the selected elements of every tile and turns the counts into the ends of each tile's

@@ -7,6 +7,7 @@
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/cuda_loop.cuh"
 #include "backends/math/philox.h"
+#include "core/convert.h"
 
 namespace tensorlet::cuda {
 namespace {
@@ -39,7 +40,13 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
           u %= range;
         // Written directly (not through double) to keep int64 values exact; unsigned so a
         // full-width range wraps without overflow.
-        pack.v[k] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u));
+        pack.v[k] = convert<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u));
+      }
+    } else if (is_reduced_float_v<T> && p.kind == RandomKind::Uniform) {
+      // Rounded toward zero from the float32 value (philox.h), as the CPU backend does.
+#pragma unroll
+      for (int k = 0; k < PerBlock; ++k) {
+        if constexpr (is_reduced_float_v<T>) pack.v[k] = philox::uniform_reduced<T>(b.v[k]);
       }
     } else {
       double v[PerBlock];
@@ -63,7 +70,7 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
         }
       }
 #pragma unroll
-      for (int k = 0; k < PerBlock; ++k) pack.v[k] = static_cast<T>(v[k]);
+      for (int k = 0; k < PerBlock; ++k) pack.v[k] = convert<T>(v[k]);
     }
     const int64_t first = static_cast<int64_t>(blk) * PerBlock;
     if (aligned && first + PerBlock <= n) {
@@ -92,7 +99,7 @@ void launch_random(const RandomParams& p, const Tensor& out, cudaStream_t s) {
 void random(const RandomParams& params, const Tensor& out) {
   if (out.numel() == 0) return;
   cudaStream_t s = current_stream_handle(out.device().index());
-  dispatch_dtype<kClassicDTypes>(out.dtype(), [&]<typename T>() {
+  dispatch_dtype<kAllDTypes>(out.dtype(), [&]<typename T>() {
     // Two words per element for float64, or for integers whose range needs more than 32 bits.
     const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);
     const bool wide = params.kind == RandomKind::Integer ? range > (uint64_t{1} << 32)

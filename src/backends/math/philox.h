@@ -72,5 +72,14 @@ TL_HOST_DEVICE inline float uniform_float(uint32_t w) {
 TL_HOST_DEVICE inline double uniform_double(uint64_t u) {
   return static_cast<double>(u >> 11) * 0x1.0p-53;
 }
+// uniform float16 / bfloat16: the float32 value above rounded toward zero, so that it stays below
+// 1 (rounding to nearest would give 1.0 for the top 2^-12 of the range; torch never gives 1).
+template <typename T>
+TL_HOST_DEVICE inline T uniform_reduced(uint32_t w) {
+  const float u = uniform_float(w);
+  T r(u);
+  if (static_cast<float>(r) > u) r = T::from_bits(static_cast<uint16_t>(r.bits - 1));
+  return r;
+}
 
 }  // namespace tensorlet::philox
