@@ -6,52 +6,14 @@
 #include <optional>
 #include <vector>
 
-<<<<<<< HEAD
 #include "backends/math/binary_ops.h"
+#include "backends/math/reduce_ops.h"
 #include "backends/math/unary_ops.h"
-=======
-#include "backends/math/reduce_ops.h"  // ReduceOp, ArgReduceOp
->>>>>>> issue12-reduce
 #include "core/allocator.h"
 #include "core/tensor.h"
 
 namespace tensorlet {
 
-<<<<<<< HEAD
-enum class ReduceOp : uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
-enum class ArgReduceOp : uint8_t { ArgMax, ArgMin };
-=======
-enum class UnaryOp : uint8_t {
-  Neg,
-  Abs,
-  Exp,
-  Log,
-  Sqrt,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Relu,
-  LogicalNot
-};
-enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,  // out dtype = input dtype
-  Gt,
-  Lt,
-  Ge,
-  Le,
-  Eq,
-  Ne,
-  LogicalAnd,
-  LogicalOr  // out dtype = bool
-};
->>>>>>> issue12-reduce
 enum class RandomKind : uint8_t { Uniform, Normal, Integer };
 
 struct RandomParams {
