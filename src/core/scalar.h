@@ -52,27 +52,19 @@ class Scalar {
   // takes a float in [min, max + 1) (NaN and infinities do not; the fraction is truncated) and an
   // integer in [min, max]; uint8 takes a float in [0, 256) and an integer in [-255, 255] (a
   // negative one wraps, as torch's overflows<uint8_t>).
+  // Derived from the dtype's kind and C++ type, so a new dtype needs no case here.
   bool fits(DType dtype) const {
+    if (dtype == kBool || dtype == kFloat64 || is_reduced_float(dtype)) return true;
+    if (dtype == kFloat32)
+      return kind_ != DTypeKind::Floating || !std::isfinite(d_) ||
+             std::abs(d_) <= static_cast<double>(std::numeric_limits<float>::max());
     switch (dtype) {
-      case kBool:
-      case kFloat64:
-      case kFloat16:
-      case kBFloat16:
-        return true;
-      case kFloat32:
-        return kind_ != DTypeKind::Floating || !std::isfinite(d_) ||
-               std::abs(d_) <= static_cast<double>(std::numeric_limits<float>::max());
-      case kUInt8:
-        if (kind_ == DTypeKind::Floating) return d_ >= 0 && d_ < 256;
-        return i_ >= -255 && i_ <= 255;
-      case kInt8:
-        return fits_integer<int8_t>();
-      case kInt16:
-        return fits_integer<int16_t>();
-      case kInt32:
-        return fits_integer<int32_t>();
-      case kInt64:
-        return fits_integer<int64_t>();
+#define TL_SCALAR_FITS(e, T, name, kind)                     \
+  case DType::e:                                             \
+    if constexpr (is_integer_v<T>) return fits_integer<T>(); \
+    break;
+      TL_DTYPES(TL_SCALAR_FITS)
+#undef TL_SCALAR_FITS
     }
     return false;
   }
@@ -80,11 +72,19 @@ class Scalar {
  private:
   template <typename I>
   bool fits_integer() const {
-    if (kind_ == DTypeKind::Floating) {
-      const double bound = -static_cast<double>(int_min<I>());  // 2^(bits-1), exact
-      return d_ >= -bound && d_ < bound;
+    if constexpr (std::is_unsigned_v<I>) {  // torch's overflows<uint8_t>: negatives wrap
+      if (kind_ == DTypeKind::Floating)
+        return d_ >= 0 && d_ < static_cast<double>(std::numeric_limits<I>::max()) + 1;
+      static_assert(sizeof(I) < 8, "an unsigned 64-bit dtype needs its own integer range check");
+      const auto max = static_cast<int64_t>(std::numeric_limits<I>::max());
+      return i_ >= -max && i_ <= max;
+    } else {
+      if (kind_ == DTypeKind::Floating) {
+        const double bound = -static_cast<double>(int_min<I>());  // 2^(bits-1), exact
+        return d_ >= -bound && d_ < bound;
+      }
+      return i_ >= std::numeric_limits<I>::min() && i_ <= std::numeric_limits<I>::max();
     }
-    return i_ >= std::numeric_limits<I>::min() && i_ <= std::numeric_limits<I>::max();
   }
 
   DTypeKind kind_ = DTypeKind::Integer;

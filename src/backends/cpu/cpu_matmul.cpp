@@ -8,6 +8,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/parallel.h"
+#include "backends/math/wrapping_int.h"
 #include "core/dispatch.h"
 
 namespace tensorlet::cpu {
@@ -161,39 +162,10 @@ Tensor widened_operand(const Tensor& t, DType dtype) {
 // The type each dtype's products run in. Integers multiply and accumulate as an unsigned type
 // (two's-complement wrap, as elementwise ops and the CUDA kernels: signed overflow would be
 // undefined); 8/16-bit ones in 32 bits, since uint8/uint16 products promote to (signed) int, and
-// the low bits of a 32-bit wrapping sum are those of the narrow one.
+// the low bits of a 32-bit wrapping sum are those of the narrow one: Wide<T> (wrapping_int.h).
+// Half types widen to float, their compute type.
 template <typename T>
-struct GemmType {
-  using type = T;
-};
-template <>
-struct GemmType<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct GemmType<int64_t> {
-  using type = uint64_t;
-};
-template <>
-struct GemmType<Half> {
-  using type = float;
-};
-template <>
-struct GemmType<BFloat16> {
-  using type = float;
-};
-template <>
-struct GemmType<uint8_t> {
-  using type = uint32_t;
-};
-template <>
-struct GemmType<int8_t> {
-  using type = uint32_t;
-};
-template <>
-struct GemmType<int16_t> {
-  using type = uint32_t;
-};
+using GemmType = std::conditional_t<is_reduced_float_v<T>, compute_t<T>, Wide<T>>;
 
 }  // namespace
 
@@ -208,7 +180,7 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   dispatch_dtype<kNumericDTypes>(
       out.dtype(),
       [&]<typename T>() {
-        using G = typename GemmType<T>::type;
+        using G = GemmType<T>;
         if constexpr (sizeof(G) == sizeof(T)) {
           // Same width: the data is read in place as G (int32 as uint32 and so on).
           if (m * n * k <= kTinyFlops)  // the direct loop reads any strides

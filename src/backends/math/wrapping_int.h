@@ -10,31 +10,17 @@
 
 namespace tensorlet {
 
-// 1- and 2-byte integers compute in uint32_t, not in their own unsigned type: that one promotes to
-// int, and int16 * int16 can overflow int. Truncating the uint32_t result wraps as torch does.
+// Integers compute in the unsigned type of their width, which wraps; 1- and 2-byte ones in
+// uint32_t, not in their own unsigned type: that one promotes to int, and int16 * int16 can
+// overflow int. Truncating the uint32_t result wraps as torch does. Other types map to themselves.
+// Derived from the type alone, so a new integer dtype needs no entry here.
 template <typename T>
 struct WideOf {
   using type = T;
 };
-template <>
-struct WideOf<uint8_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int8_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int16_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct WideOf<int64_t> {
-  using type = uint64_t;
+template <typename T>
+requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) struct WideOf<T> {
+  using type = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 };
 template <typename T>
 using Wide = typename WideOf<T>::type;
