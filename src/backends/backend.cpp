@@ -2,7 +2,9 @@
 #include "backends/backend.h"
 
 #include <array>
+#include <cstring>
 
+#include "core/dispatch.h"
 #include "core/error.h"
 #include "core/op_scope.h"
 
@@ -34,6 +36,15 @@ Backend& backend_for(Device device) {
                       " requested, but tensorlet was built without ",
                       device_type_display_name(device.type()));
   return get();
+}
+
+uint64_t element_bits(Scalar value, DType dtype) {
+  uint64_t bits = 0;
+  dispatch_dtype(dtype, [&]<typename T>() {
+    const Stored<T> v = value.to<T>();
+    std::memcpy(&bits, &v, sizeof(v));
+  });
+  return bits;
 }
 
 Backend& cpu_backend() { return backend_for(Device::cpu()); }

@@ -23,6 +23,26 @@ struct RandomParams {
   int64_t low = 0, high = 0;  // Integer only
 };
 
+// An input of an elementwise kernel (binary, where): a tensor on the kernel's device, broadcast to
+// out's shape by its strides (0 on broadcast dims), or a Python-style scalar (`x + 2.5`,
+// `where(c, x, 0)`, a clamp bound) passed by value. The front-end has already converted the
+// scalar to the kernel's dtype T, so scalar.to<T>() gives the element exactly (a float16 operand
+// rounded to float16, an integer one wrapped); backends read it once, allocate nothing for it, and
+// a device backend passes it to its kernel as a parameter. Like std::string_view it only refers
+// to the tensor, which must outlive the call.
+struct ElementwiseArg {
+  ElementwiseArg(const Tensor& t) : tensor(&t) {}  // NOLINT: implicit, a tensor is the usual input
+  explicit ElementwiseArg(Scalar s) : scalar(s) {}
+  bool is_scalar() const { return tensor == nullptr; }
+
+  const Tensor* tensor = nullptr;  // null: the input is `scalar`
+  Scalar scalar;
+};
+
+// `value` as one element of `dtype`, its bytes at the start of the result (memcpy them out; a bool
+// is the byte 0 or 1): how bit-moving kernels (where) and kernel launches carry a scalar input.
+uint64_t element_bits(Scalar value, DType dtype);
+
 // All shapes below are validated by the front-end. Unless stated, `out` is freshly allocated,
 // contiguous and on the same device as the inputs; inputs may have any strides (including 0 for
 // broadcast dims). Kernels may run asynchronously on devices that have streams.
@@ -39,11 +59,14 @@ class Backend {
   // Same shape; in has the op's compute dtype and out its output dtype (backends/math/
   // unary_ops.h). out may be a strided view (in-place ops), possibly the same memory as the input.
   virtual void unary(UnaryOp op, const Tensor& in, const Tensor& out) = 0;
-  // a, b broadcast to out's shape, one (compute) dtype; out has the op's output dtype
-  // (backends/math/binary_ops.h: that dtype, or bool for comparisons/logical ops).
-  virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
-  // cond bool, a/b/out one dtype, all of out's shape.
-  virtual void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // a, b broadcast to out's shape, one (compute) dtype, at least one of them a tensor; out has
+  // the op's output dtype (backends/math/binary_ops.h: that dtype, or bool for comparisons and
+  // logical ops) and may be a (strided) view that is a's memory (in-place ops).
+  virtual void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+                      const Tensor& out) = 0;
+  // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
+  virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+                     const Tensor& out) = 0;
   // out has in's shape with reduced dims of size 1 (keepdim); reduce_dims[d] marks reduced dims.
   // Sum/Prod/Mean/Max/Min keep in's dtype except the front-end may pick a wider out dtype
   // (int -> int64); All/Any give bool. Empty reductions are validated by the front-end.

@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "core/op_scope.h"
 #include "core/broadcast.h"
+#include "core/dispatch.h"
 #include "core/scalar_check.h"
 
 namespace tensorlet {
@@ -87,31 +88,22 @@ Shape broadcast_of(const char* op, const Operand& a, const Operand& b) {
   return broadcast_shapes(a.tensor->shape(), b.tensor->shape(), op);
 }
 
-// A scalar as a host tensor of the compute dtype, one element broadcast (stride 0) to `shape`. The
-// geometry is set on the fresh tensor directly: one allocation instead of two. For a GPU op the
-// kernel takes the value as a parameter (as PyTorch's wrapped numbers): no fill launch, no device
-// allocation.
-Tensor scalar_operand(Scalar s, DType dtype, const Shape& shape, Device /*device*/) {
-  Tensor t = make_tensor({}, dtype, Device::cpu());
-  cpu_backend().fill(t, s);
-  if (!shape.empty()) {
-    TensorImpl& impl = t.mutable_impl();
-    impl.shape = shape;
-    impl.strides = Shape::filled(shape.size(), 0);
-  }
-  return t;
-}
-
-// The operand as a `dtype` tensor viewed at `shape` (stride 0 on broadcast dims). Returns the
+// A tensor operand as a `dtype` tensor viewed at `shape` (stride 0 on broadcast dims). Returns the
 // caller's tensor itself when nothing changes, so the common path touches no refcount.
-const Tensor& prepare(const Operand& x, DType dtype, const Shape& shape, Device device,
-                      Tensor& holder) {
-  if (!x.tensor) return holder = scalar_operand(x.scalar, dtype, shape, device);
-  const Tensor& t = *x.tensor;
+const Tensor& prepare(const Tensor& t, DType dtype, const Shape& shape, Tensor& holder) {
   if (t.dtype() == dtype && t.shape() == shape) return t;
   holder = t.to(dtype);
   if (holder.shape() != shape) holder = holder.expand(shape);
   return holder;
+}
+
+// An operand as a kernel input of `dtype`: a tensor as above; a scalar converted to `dtype` here,
+// once, and passed by value (as PyTorch's wrapped numbers): no tensor, no allocation, and for a
+// device op no host memory the kernel would have to know about.
+ElementwiseArg prepare(const Operand& x, DType dtype, const Shape& shape, Tensor& holder) {
+  if (x.tensor) return prepare(*x.tensor, dtype, shape, holder);
+  return ElementwiseArg(
+      dispatch_dtype(dtype, [&]<typename T>() { return Scalar(x.scalar.to<T>()); }));
 }
 
 [[noreturn]] void unsupported(const char* name, DType dtype) {
@@ -146,8 +138,8 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
     check_scalar_fits(name, "exponent", b.scalar, compute);
   Shape shape = broadcast_of(name, a, b);
   Tensor ha, hb;
-  const Tensor& ta = prepare(a, compute, shape, device, ha);
-  const Tensor& tb = prepare(b, compute, shape, device, hb);
+  const ElementwiseArg ta = prepare(a, compute, shape, ha);
+  const ElementwiseArg tb = prepare(b, compute, shape, hb);
   Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
   return out;
@@ -196,7 +188,7 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
     src = hb.defined() ? &hb : &o;
   }
   Tensor hb2;
-  const Tensor& tb = prepare(src ? of(*src) : other, compute, shape, device, hb2);
+  const ElementwiseArg tb = prepare(src ? of(*src) : other, compute, shape, hb2);
 
   Backend& backend = backend_for(device);
   if (compute == self.dtype()) {
@@ -246,9 +238,9 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   if (a.tensor) shape = broadcast_shapes(shape, a.tensor->shape(), name);
   if (b.tensor) shape = broadcast_shapes(shape, b.tensor->shape(), name);
   Tensor hc, ha, hb;
-  const Tensor& tc = prepare(of(cond), kBool, shape, device, hc);
-  const Tensor& ta = prepare(a, dtype, shape, device, ha);
-  const Tensor& tb = prepare(b, dtype, shape, device, hb);
+  const Tensor& tc = prepare(cond, kBool, shape, hc);
+  const ElementwiseArg ta = prepare(a, dtype, shape, ha);
+  const ElementwiseArg tb = prepare(b, dtype, shape, hb);
   Tensor out = make_tensor(shape, dtype, device);
   if (out.numel() > 0) backend_for(device).where(tc, ta, tb, out);
   return out;
@@ -293,17 +285,17 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
   lo = clamp_bound(name, "min", lo, dtype, false);
   hi = clamp_bound(name, "max", hi, dtype, true);
   Tensor ha, hlo, hhi;
-  const Tensor& ta = prepare(of(a), dtype, shape, device, ha);
+  const Tensor& ta = prepare(a, dtype, shape, ha);
   Tensor out = make_tensor(shape, dtype, device);
   if (out.numel() == 0) return out;
   Backend& backend = backend_for(device);
   if (!lo && !hi) backend.copy(ta, out);
   const Tensor* first = &ta;
   if (lo) {
-    backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, device, hlo), out);
+    backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, hlo), out);
     first = &out;
   }
-  if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, shape, device, hhi), out);
+  if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, shape, hhi), out);
   return out;
 }
 

@@ -10,9 +10,9 @@ class CpuBackend final : public Backend {
   void copy(const Tensor& src, const Tensor& out, bool non_blocking) override;  // cpu_copy.cpp
   void fill(const Tensor& out, Scalar value) override;                          // cpu_copy.cpp
   void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;         // cpu_unary.cpp
-  void binary(BinaryOp op, const Tensor& a, const Tensor& b,
+  void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
               const Tensor& out) override;  // cpu_binary.cpp
-  void where(const Tensor& cond, const Tensor& a, const Tensor& b,
+  void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
               const Tensor& out) override;  // cpu_reduce.cpp

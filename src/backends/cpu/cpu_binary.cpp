@@ -1,5 +1,6 @@
 // CPU binary elementwise kernels, one per op of the list in backends/math/binary_ops.h and dtype
 // it supports (flat and scalar-operand runs that vectorize, strided runs otherwise), and where.
+#include <cstring>
 #include <type_traits>
 
 #include "backends/cpu/cpu_backend.h"
@@ -27,21 +28,34 @@ int64_t flat_stride(const TensorImpl& t, int64_t element) {
   return contiguous ? element : scalar ? 0 : -1;
 }
 
-// Calls row(ptrs, byte_strides, count) over all n elements of the same-shape operands ops[0..N)
-// (of the given element sizes), split across threads when large. Flat operands, the common case,
-// skip StridedLoop's set-up, which costs as much as a whole small op.
+// Operands of one kernel: out first, then the inputs; a null tensor is a scalar input, read at
+// values[k] (a local of the kernel) with stride 0.
+template <int N>
+struct Operands {
+  std::array<const Tensor*, N> ops;
+  std::array<const void*, N> values{};
+};
+
+// Calls row(ptrs, byte_strides, count) over all n elements of the same-shape operands (of the
+// given element sizes), split across threads when large. Flat operands, the common case, skip
+// StridedLoop's set-up, which costs as much as a whole small op.
 template <int N, typename Row>
-void for_each_run(const std::array<const Tensor*, N>& ops, const std::array<int64_t, N>& sizes,
-                  const Row& row, int64_t grain = kGrainSize) {
+void for_each_run(const Operands<N>& o, const std::array<int64_t, N>& sizes, const Row& row,
+                  int64_t grain = kGrainSize) {
   std::array<int64_t, N> strides;
   std::array<char*, N> base;
   for (int k = 0; k < N; ++k) {
-    const TensorImpl& t = ops[k]->impl();
+    if (!o.ops[k]) {
+      strides[k] = 0;
+      base[k] = const_cast<char*>(static_cast<const char*>(o.values[k]));
+      continue;
+    }
+    const TensorImpl& t = o.ops[k]->impl();
     strides[k] = flat_stride(t, sizes[k]);
-    if (strides[k] < 0) return StridedLoop<N>(ops).run(row, grain);
+    if (strides[k] < 0) return StridedLoop<N>(o.ops, o.values).run(row, grain);
     base[k] = static_cast<char*>(t.storage->data()) + t.offset * sizes[k];
   }
-  const int64_t n = ops[0]->numel();
+  const int64_t n = o.ops[0]->numel();
   if (n < grain) return row(base, strides, n);
   parallel_for(n, grain, [&](int64_t begin, int64_t end) {
     std::array<char*, N> p = base;
@@ -50,11 +64,12 @@ void for_each_run(const std::array<const Tensor*, N>& ops, const std::array<int6
   });
 }
 
-// One inner run: unit strides and a stride-0 (scalar) operand get plain indexed loops that the
-// compiler vectorizes; anything else walks byte strides. Inputs are read as Stored<T> (a bool as
-// its byte, any non-zero byte true: core/convert.h).
+// One inner run: unit strides and a stride-0 operand (a scalar input, or a broadcast 0-dim tensor)
+// get plain indexed loops that the compiler vectorizes, the stride-0 value read once; anything
+// else walks byte strides. Inputs are read as Stored<T> (a bool as its byte, any non-zero byte
+// true: core/convert.h).
 template <typename T, typename Out, typename F>
-void binary_kernel(const std::array<const Tensor*, 3>& ops, F f, int64_t grain) {
+void binary_kernel(const Operands<3>& ops, F f, int64_t grain) {
   for_each_run<3>(
       ops, {sizeof(Out), sizeof(T), sizeof(T)},
       [f](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
@@ -83,7 +98,7 @@ void binary_kernel(const std::array<const Tensor*, 3>& ops, F f, int64_t grain) 
 // x ** 2 is common enough (squared errors, norms) to skip pow's general path; x * x is the
 // same correctly rounded value (integers square in Wide<T>, wrapping as int_pow does).
 template <typename T>
-void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
+void pow_kernel(const Operands<3>& ops, int64_t grain) {
   using C = compute_t<T>;
   for_each_run<3>(
       ops, {sizeof(T), sizeof(T), sizeof(T)},
@@ -109,46 +124,64 @@ void pow_kernel(const std::array<const Tensor*, 3>& ops, int64_t grain) {
 
 // The op Fn over every dtype of its kernel set: loads T, computes in compute_t<T>, stores Out.
 template <OutputRule Rule, DTypeSet Dtypes, typename Fn>
-void binary_op(const std::array<const Tensor*, 3>& ops, DType dtype, const char* name) {
-  dispatch_dtype<Dtypes>(
-      dtype,
-      [&]<typename T>() {
-        // pow and the Floating ops' functions are libm calls per element for floats: worth
-        // threads well before copies are.
-        constexpr bool is_math =
-            Rule == OutputRule::Floating || (is_floating_v<T> && std::is_same_v<Fn, math::PowFn>);
-        constexpr int64_t grain = is_math ? kGrainSize / 8 : kGrainSize;
-        if constexpr (std::is_same_v<Fn, math::PowFn>)
-          pow_kernel<T>(ops, grain);
-        else
-          binary_kernel<T, rule_out_t<Rule, T>>(ops, InComputeType<rule_out_t<Rule, T>, Fn>{},
-                                                grain);
-      },
-      name);
+void binary_op(const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out,
+               const char* name) {
+  auto run = [&]<typename T>() {
+    // A scalar input is this local, walked with stride 0: read once, by value.
+    Stored<T> av{}, bv{};
+    if (a.is_scalar()) av = a.scalar.to<T>();
+    if (b.is_scalar()) bv = b.scalar.to<T>();
+    const Operands<3> ops{{&out, a.tensor, b.tensor}, {nullptr, &av, &bv}};
+    // pow and the Floating ops' functions are libm calls per element for floats: worth threads
+    // well before copies are.
+    constexpr bool is_math =
+        Rule == OutputRule::Floating || (is_floating_v<T> && std::is_same_v<Fn, math::PowFn>);
+    constexpr int64_t grain = is_math ? kGrainSize / 8 : kGrainSize;
+    if constexpr (std::is_same_v<Fn, math::PowFn>)
+      pow_kernel<T>(ops, grain);
+    else
+      binary_kernel<T, rule_out_t<Rule, T>>(ops, InComputeType<rule_out_t<Rule, T>, Fn>{}, grain);
+  };
+  dispatch_dtype<Dtypes>((a.tensor ? a.tensor : b.tensor)->dtype(), run, name);
+}
+
+// The bits of a scalar input as an element of `dtype`, in the unsigned type U of its size.
+template <typename U>
+U scalar_as(Scalar value, DType dtype) {
+  const uint64_t bits = element_bits(value, dtype);
+  U u;
+  std::memcpy(&u, &bits, sizeof(U));
+  return u;
 }
 
 }  // namespace
 
-void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+void CpuBackend::binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+                        const Tensor& out) {
   if (out.numel() == 0) return;
-  const std::array<const Tensor*, 3> ops{&out, &a, &b};
   switch (op) {
 #define TL_BINARY_CASE(e, name, rule, dtypes, Fn)                                          \
   case BinaryOp::e:                                                                        \
     return binary_op<OutputRule::rule, kernel_dtypes(OutputRule::rule, dtypes), math::Fn>( \
-        ops, a.dtype(), "tl::" #name);
+        a, b, out, "tl::" #name);
     TL_BINARY_OPS(TL_BINARY_CASE)
 #undef TL_BINARY_CASE
   }
 }
 
-void CpuBackend::where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+void CpuBackend::where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+                       const Tensor& out) {
   if (out.numel() == 0) return;
-  // Selecting moves bits, so dtypes of one size share a kernel; the condition is read as a byte
-  // (non-zero is true: core/convert.h).
+  // Selecting moves bits, so dtypes of one size share a kernel (a scalar input as its bits in
+  // out's dtype, walked with stride 0); the condition is read as a byte (non-zero is true:
+  // core/convert.h).
   dispatch_bits(out.element_size(), [&]<typename T>() {
     using S = T;
-    for_each_run<4>({&out, &cond, &a, &b}, {sizeof(T), sizeof(bool), sizeof(T), sizeof(T)},
+    S av{}, bv{};
+    if (a.is_scalar()) av = scalar_as<S>(a.scalar, out.dtype());
+    if (b.is_scalar()) bv = scalar_as<S>(b.scalar, out.dtype());
+    const Operands<4> ops{{&out, &cond, a.tensor, b.tensor}, {nullptr, nullptr, &av, &bv}};
+    for_each_run<4>(ops, {sizeof(T), sizeof(bool), sizeof(T), sizeof(T)},
                     [](std::array<char*, 4> p, std::array<int64_t, 4> s, int64_t n) {
                       constexpr int64_t st = sizeof(T);
                       if (s[0] == st && s[1] == 1 && s[2] == st && s[3] == st) {

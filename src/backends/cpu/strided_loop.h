@@ -16,14 +16,19 @@ template <int N>
 class StridedLoop {
  public:
   // All operands must have the same shape. Strides are kept in bytes.
-  explicit StridedLoop(const std::array<const Tensor*, N>& ops) {
+  explicit StridedLoop(const std::array<const Tensor*, N>& ops) : StridedLoop(ops, {}) {}
+  // As above, where a null ops[k] (not ops[0]) is one value, read at values[k] for every element
+  // (a scalar input of an elementwise kernel: stride 0).
+  StridedLoop(const std::array<const Tensor*, N>& ops, const std::array<const void*, N>& values) {
     const Shape& shape = ops[0]->shape();
-    for (int k = 0; k < N; ++k) base_[k] = static_cast<char*>(ops[k]->data_ptr());
+    for (int k = 0; k < N; ++k)
+      base_[k] = ops[k] ? static_cast<char*>(ops[k]->data_ptr())
+                        : const_cast<char*>(static_cast<const char*>(values[k]));
     numel_ = shape.numel();
     int64_t st[N][kMaxDims];
     for (int64_t d = 0; d < shape.size(); ++d)
       for (int k = 0; k < N; ++k)
-        st[k][d] = ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size());
+        st[k][d] = ops[k] ? ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size()) : 0;
     ndim_ = coalesce_dims<N>(shape.size(), shape.data(), st, shape_, strides_);
     if (ndim_ == 0) {  // a single element
       shape_[0] = 1;

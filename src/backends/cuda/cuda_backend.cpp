@@ -46,11 +46,13 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::unary(op, in, out);
   }
-  void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) override {
+  void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::binary(op, a, b, out);
   }
-  void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) override {
+  void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+             const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::where(cond, a, b, out);
   }

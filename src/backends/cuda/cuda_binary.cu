@@ -49,18 +49,20 @@ constexpr DTypeSet group_dtypes() {
 }
 
 template <OutputRule Rule>
-void run_group(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+void run_group(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out) {
+  const DType dtype = (a.tensor ? a.tensor : b.tensor)->dtype();
   dispatch_dtype<group_dtypes<Rule>()>(
-      a.dtype(),
+      dtype,
       [&]<typename T>() {
-        Elementwise<rule_out_t<Rule, T>, T, T>::run(BinaryGroup<Rule>{op}, out, {&a, &b});
+        Elementwise<rule_out_t<Rule, T>, T, T>::run(
+            BinaryGroup<Rule>{op}, out, {kernel_input(a, dtype), kernel_input(b, dtype)});
       },
       binary_op_name(op));
 }
 
 }  // namespace
 
-void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out) {
+void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out) {
   if (out.numel() == 0) return;
   switch (output_rule(op)) {
     case OutputRule::Same:

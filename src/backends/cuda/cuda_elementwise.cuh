@@ -12,10 +12,30 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/backend.h"
 #include "backends/cuda/cuda_loop.cuh"
 #include "core/convert.h"
 
 namespace tensorlet::cuda {
+
+// An input of Elementwise::run: a tensor on out's device, or a value the kernel takes as a
+// parameter, as the bits of one element of its input type (element_bits, backends/backend.h).
+struct KernelInput {
+  KernelInput(const Tensor* t) : tensor(t) {}  // NOLINT: implicit, so that `{&a, &b}` reads well
+  static KernelInput value(uint64_t bits) {
+    KernelInput in(nullptr);
+    in.bits = bits;
+    return in;
+  }
+  const Tensor* tensor;  // null: the input is `bits`
+  uint64_t bits = 0;
+};
+
+// An elementwise kernel's input of element dtype `dtype`: a scalar goes by value, never through
+// memory.
+inline KernelInput kernel_input(const ElementwiseArg& arg, DType dtype) {
+  return arg.tensor ? KernelInput(arg.tensor) : KernelInput::value(element_bits(arg.scalar, dtype));
+}
 
 // Elements per vector access: 16 bytes of the widest operand.
 template <typename... T>
@@ -45,12 +65,12 @@ struct FlatArgs {
   const void* in[N > 0 ? N : 1];
   int64_t n;
   uint32_t scalar_mask;  // bit k: input k is one element broadcast to all (stride 0 everywhere)
-  uint32_t host_mask;    // bit k: input k is a host scalar passed by value in host_bits[k]
+  uint32_t host_mask;    // bit k: input k is a scalar passed by value in host_bits[k]
   uint64_t host_bits[N > 0 ? N : 1];
   bool vectorize;  // every non-scalar pointer is aligned to its vector
 };
 
-// The value of a host scalar of type T from the bits it was passed in (a bool from its byte).
+// The value of a scalar input of type T from the bits it was passed in (a bool from its byte).
 template <typename T>
 __device__ __forceinline__ T from_bits(uint64_t bits) {
   Stored<T> value;
@@ -71,7 +91,7 @@ struct StridedArgs {
   StridedIndexer<M> ix;
   void* ptr[M];
   uint32_t n;
-  uint32_t host_mask;  // bit k: operand k + 1 is a host scalar passed by value in host_bits[k + 1]
+  uint32_t host_mask;  // bit k: operand k + 1 is a scalar passed by value in host_bits[k + 1]
   uint64_t host_bits[M];
 };
 
@@ -86,9 +106,9 @@ struct ElementwiseBody {
     Out* out = static_cast<Out*>(a.out);
     const int64_t step = int64_t{gridDim.x} * blockDim.x;
     const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    // A broadcast scalar is read once per thread: from the kernel parameters when the front-end
-    // passed a host value (`x + 1.5`), else from device memory (a 0-dim device tensor, never
-    // copied to the host). It cannot alias out: the front-end copies such in-place operands.
+    // A broadcast scalar is read once per thread: from the kernel parameters for a scalar input
+    // (`x + 1.5`), else from device memory (a 0-dim device tensor, never copied to the host). It
+    // cannot alias out: the front-end copies such in-place operands.
     [[maybe_unused]] const ::cuda::std::tuple<In...> scalar{
         (is_scalar<I>(a)
              ? ((a.host_mask >> I) & 1u ? from_bits<In>(a.host_bits[I]) : load_at<In>(a.in[I], 0))
@@ -182,13 +202,6 @@ inline Layout layout_of(const TensorImpl& t, int64_t n) {
   return zero ? Layout::Scalar : Layout::Strided;
 }
 
-// The bits of the one element of a host scalar operand (every stride 0), for passing by value.
-inline uint64_t host_bits_of(const Tensor& t, size_t element_size) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, t.data_ptr(), element_size);
-  return bits;
-}
-
 inline bool is_aligned(const void* p, size_t bytes) {
   return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
@@ -230,15 +243,15 @@ void for_each_32bit_chunk(const StridedIndexer<M>& ix, const std::array<char*, M
 }
 
 // out[i] = op(in_0[i], ..., in_{N-1}[i]) over out's shape, on the current stream of out's device.
-// Out and In are the element types; every input broadcasts to out (stride 0 or fewer dims) and
-// may be out itself at the same positions.
+// Out and In are the element types; every tensor input broadcasts to out (stride 0 or fewer dims)
+// and may be out itself at the same positions; a value input is the same for every element.
 template <typename Out, typename... In>
 struct Elementwise {
   static constexpr int N = sizeof...(In);
   static constexpr int V = vec_width<Out, In...>();
 
   template <typename Op>
-  static void run(const Op& op, const Tensor& out, const std::array<const Tensor*, N>& in) {
+  static void run(const Op& op, const Tensor& out, const std::array<KernelInput, N>& in) {
     const TensorImpl& o = out.impl();
     const int64_t n = o.shape.numel();
     if (n == 0) return;
@@ -255,14 +268,15 @@ struct Elementwise {
     bool flat = layout_of(o, n) == Layout::Flat;
     bool aligned = is_aligned(args.out, V * sizeof(Out));
     for (int k = 0; k < N && flat; ++k) {
-      const Tensor& t = *in[k];
-      args.in[k] = t.data_ptr();
-      if (t.is_cpu()) {  // a scalar operand the front-end kept on the host: pass it by value
-        args.host_bits[k] = host_bits_of(t, in_size[k]);
+      if (!in[k].tensor) {  // a scalar: a kernel parameter, never read from memory
+        args.in[k] = nullptr;
+        args.host_bits[k] = in[k].bits;
         args.host_mask |= 1u << k;
         args.scalar_mask |= 1u << k;
         continue;
       }
+      const Tensor& t = *in[k].tensor;
+      args.in[k] = t.data_ptr();
       switch (layout_of(t.impl(), n)) {
         case Layout::Flat:
           aligned &= is_aligned(args.in[k], V * in_size[k]);
@@ -292,25 +306,22 @@ struct Elementwise {
 
  private:
   template <typename Op>
-  static void run_strided(const Op& op, const Tensor& out, const std::array<const Tensor*, N>& in,
+  static void run_strided(const Op& op, const Tensor& out, const std::array<KernelInput, N>& in,
                           cudaStream_t stream) {
     std::array<const Tensor*, N + 1> ops;
     std::array<char*, N + 1> ptr;
     ops[0] = &out;
     ptr[0] = static_cast<char*>(out.data_ptr());
-    for (int k = 0; k < N; ++k) {
-      ops[k + 1] = in[k];
-      ptr[k + 1] = static_cast<char*>(in[k]->data_ptr());
-    }
-    constexpr std::array<int64_t, N + 1> elem{int64_t{sizeof(Out)}, int64_t{sizeof(In)}...};
     uint32_t host_mask = 0;
     uint64_t host_bits[N + 1] = {};
     for (int k = 0; k < N; ++k) {
-      if (!in[k]->is_cpu()) continue;
-      host_bits[k + 1] = host_bits_of(*in[k], elem[k + 1]);
+      ops[k + 1] = in[k].tensor;  // null for a scalar: stride 0 in the indexer
+      ptr[k + 1] = in[k].tensor ? static_cast<char*>(in[k].tensor->data_ptr()) : nullptr;
+      if (in[k].tensor) continue;
+      host_bits[k + 1] = in[k].bits;
       host_mask |= 1u << (k + 1);
-      ptr[k + 1] = nullptr;  // never dereferenced; its strides are all 0
     }
+    constexpr std::array<int64_t, N + 1> elem{int64_t{sizeof(Out)}, int64_t{sizeof(In)}...};
     const StridedIndexer<N + 1> ix = make_indexer<N + 1>(out.shape(), ops);
     for_each_32bit_chunk<N + 1>(
         ix, ptr, elem,

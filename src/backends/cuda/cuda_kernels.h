@@ -20,8 +20,8 @@ void copy_same_device(const Tensor& src, const Tensor& out);
 void fill(const Tensor& out, Scalar value);
 // cuda_unary.cu, cuda_binary.cu, cuda_where.cu
 void unary(UnaryOp op, const Tensor& in, const Tensor& out);
-void binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out);
-void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
+void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);

@@ -42,15 +42,20 @@ struct StridedIndexer {
   }
 };
 
-// An indexer over `shape` for tensors that each broadcast to it (stride 0 in broadcast dims).
-// Size-1 dims are dropped and dims that are contiguous in every operand merged, so a contiguous
-// operand set becomes one dim.
+// An indexer over `shape` for tensors that each broadcast to it (stride 0 in broadcast dims; a
+// null tensor, a value the kernel gets as a parameter, has stride 0 everywhere). Size-1 dims are
+// dropped and dims that are contiguous in every operand merged, so a contiguous operand set
+// becomes one dim.
 template <int N>
 StridedIndexer<N> make_indexer(const Shape& shape, const std::array<const Tensor*, N>& tensors) {
   StridedIndexer<N> ix;
   int64_t st[N][kMaxDims];
   const int64_t nd = shape.size();
   for (int k = 0; k < N; ++k) {
+    if (!tensors[k]) {
+      for (int64_t d = 0; d < nd; ++d) st[k][d] = 0;
+      continue;
+    }
     const Tensor& t = *tensors[k];
     const int64_t lead = nd - t.dim();  // missing leading dims broadcast
     for (int64_t d = 0; d < nd; ++d) {

@@ -14,11 +14,14 @@ struct WhereOp {
 
 }  // namespace
 
-void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+           const Tensor& out) {
   if (out.numel() == 0) return;
-  // Selecting moves bits, so dtypes of one size share a kernel.
+  // Selecting moves bits, so dtypes of one size share a kernel; a scalar input goes as its bits in
+  // out's dtype.
+  const KernelInput x = kernel_input(a, out.dtype()), y = kernel_input(b, out.dtype());
   dispatch_bits(out.element_size(), [&]<typename U>() {
-    Elementwise<U, bool, U, U>::run(WhereOp{}, out, {&cond, &a, &b});
+    Elementwise<U, bool, U, U>::run(WhereOp{}, out, {&cond, x, y});
   });
 }
 
