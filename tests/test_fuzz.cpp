@@ -1,7 +1,8 @@
-// The short run of the differential fuzzer (tests/fuzz): fixed seed, 2 000 cases, CPU against the
-// naive reference; the long runs are scripts/fuzz.
+// The short run of the differential fuzzer (tests/fuzz): fixed seed, 2 000 cases on all ten dtypes,
+// CPU against the naive reference; the long runs are scripts/fuzz.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <sstream>
 
 #include "fuzz/fuzz.h"
@@ -30,4 +31,15 @@ TEST_CASE("fuzz: a seed gives the same cases every time") {
     for (size_t k = 0; k < a.inputs.size(); ++k)
       CHECK(a.inputs[k].base_shape == b.inputs[k].base_shape);
   }
+}
+
+TEST_CASE("fuzz: the generator makes inputs of all ten dtypes") {
+  fuzz::Known known;
+  std::set<tl::DType> seen;
+  for (uint64_t i = 0; i < 2000; ++i)
+    for (const auto& in : fuzz::generate_case(fuzz::case_seed(20261125, i), known).inputs)
+      seen.insert(in.dtype);
+#define TL_FUZZ_SEEN(e, T, name, kind) CHECK_MESSAGE(seen.count(tl::DType::e) == 1, name);
+  TL_DTYPES(TL_FUZZ_SEEN)
+#undef TL_FUZZ_SEEN
 }

@@ -10,10 +10,6 @@
 
 namespace tensorlet {
 
-// The dtypes of the first releases. Transitional: kernels not yet written for the new dtypes
-// dispatch on this set, so those dtypes get a DTypeError instead of a wrong answer (issue 12).
-inline constexpr DTypeSet kClassicDTypes{kBool, kInt32, kInt64, kFloat32, kFloat64};
-
 // f is a C++20 template lambda: [&]<typename T>() { ... }, instantiated for each dtype of
 // `Supported`. Another dtype throws DTypeError naming the user's op (`op` outside any op).
 template <DTypeSet Supported = kAllDTypes, typename F>

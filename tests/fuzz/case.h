@@ -21,6 +21,7 @@ enum class Op {
   Tanh,
   Sigmoid,
   Relu,
+  Floor,
   LogicalNot,
   // binary (tensor/tensor, tensor/scalar, scalar/tensor)
   Add,

@@ -20,7 +20,51 @@ struct V {
   double f = 0;
 };
 
-inline bool is_float(DType d) { return d == tl::kFloat32 || d == tl::kFloat64; }
+// Floating dtypes keep their values in V::f (already rounded to the dtype).
+inline bool is_float(DType d) {
+  return d == tl::kFloat32 || d == tl::kFloat64 || d == tl::kFloat16 || d == tl::kBFloat16;
+}
+inline bool is_half(DType d) { return d == tl::kFloat16 || d == tl::kBFloat16; }
+inline bool is_int(DType d) { return !is_float(d) && d != tl::kBool; }
+
+// The range of an integer dtype.
+inline int64_t int_lo(DType d) {
+  switch (d) {
+    case tl::kUInt8:
+      return 0;
+    case tl::kInt8:
+      return INT8_MIN;
+    case tl::kInt16:
+      return INT16_MIN;
+    case tl::kInt32:
+      return INT32_MIN;
+    default:
+      return INT64_MIN;
+  }
+}
+inline int64_t int_hi(DType d) {
+  switch (d) {
+    case tl::kUInt8:
+      return UINT8_MAX;
+    case tl::kInt8:
+      return INT8_MAX;
+    case tl::kInt16:
+      return INT16_MAX;
+    case tl::kInt32:
+      return INT32_MAX;
+    default:
+      return INT64_MAX;
+  }
+}
+
+// Rounds a value to a floating dtype: float32 by a cast; float16 / bfloat16 through float, as
+// every conversion to them does (tl::Half and tl::BFloat16 round to nearest even).
+inline double round_float(double f, DType d) {
+  if (d == tl::kFloat32) return static_cast<float>(f);
+  if (d == tl::kFloat16) return static_cast<float>(tl::Half(static_cast<float>(f)));
+  if (d == tl::kBFloat16) return static_cast<float>(tl::BFloat16(static_cast<float>(f)));
+  return f;
+}
 
 inline int64_t numel_of(const Dims& s) {
   int64_t n = 1;
@@ -40,6 +84,21 @@ inline Dims contiguous_strides_of(const Dims& s) {
 
 // Wraps an int64 to int32 the way a two's-complement truncation does.
 inline int64_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+// Wraps an int64 into an integer dtype (modulo 2^bits); other dtypes pass through.
+inline int64_t wrap_to(int64_t v, DType d) {
+  switch (d) {
+    case tl::kUInt8:
+      return static_cast<uint8_t>(v);
+    case tl::kInt8:
+      return static_cast<int8_t>(static_cast<uint8_t>(v));
+    case tl::kInt16:
+      return static_cast<int16_t>(static_cast<uint16_t>(v));
+    case tl::kInt32:
+      return wrap32(v);
+    default:
+      return v;
+  }
+}
 inline int64_t wrap_add(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }
@@ -47,15 +106,17 @@ inline int64_t wrap_mul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
 
-// True when a float value cannot be converted to `to` without the x86 out-of-range rule.
+// True when a float value cannot be converted to `to` without the x86 out-of-range rule (dtypes
+// narrower than int32 convert through int32, as torch on x86).
 inline bool float_out_of_int_range(double f, DType to) {
   if (std::isnan(f)) return true;
-  if (to == tl::kInt32) return !(f > -2147483649.0 && f < 2147483648.0);
+  if (to != tl::kInt64) return !(f > -2147483649.0 && f < 2147483648.0);
   return !(f >= -9223372036854775808.0 && f < 9223372036854775808.0);
 }
 
 // Converts one element between dtypes: bool is "non-zero", floats truncate toward zero, out of
-// range floats give the integer minimum (x86's cvtt result, which torch inherits), ints wrap.
+// range floats give the integer minimum (x86's cvtt result, which torch inherits; int32's for the
+// narrower types, then wrapped), ints wrap, float16/bfloat16 round through float.
 inline V cast_value(V v, DType from, DType to) {
   V r;
   if (to == tl::kBool) {
@@ -63,23 +124,25 @@ inline V cast_value(V v, DType from, DType to) {
     return r;
   }
   if (is_float(to)) {
-    double d = is_float(from) ? v.f : static_cast<double>(v.i);
-    if (to == tl::kFloat32) d = is_float(from) ? static_cast<float>(d) : static_cast<float>(v.i);
-    r.f = d;
+    // Integers go to float32 and the half types through float (int64 2^62 + 1 is not exact).
+    const double f = is_float(from)       ? v.f
+                     : to == tl::kFloat64 ? static_cast<double>(v.i)
+                                          : static_cast<double>(static_cast<float>(v.i));
+    r.f = round_float(f, to);
     return r;
   }
   if (is_float(from)) {
     if (float_out_of_int_range(v.f, to)) {
-      // x86 converts through the destination width: int32 min for int32, int64 min for int64.
-      r.i = to == tl::kInt32 ? std::numeric_limits<int32_t>::min()
-                             : std::numeric_limits<int64_t>::min();
-      return r;
+      // x86 converts through the destination width (int32 for the narrower types).
+      r.i = to == tl::kInt64 ? std::numeric_limits<int64_t>::min()
+                             : std::numeric_limits<int32_t>::min();
+    } else {
+      r.i = static_cast<int64_t>(std::trunc(v.f));
     }
-    r.i = static_cast<int64_t>(std::trunc(v.f));
   } else {
     r.i = v.i;
   }
-  if (to == tl::kInt32) r.i = wrap32(r.i);
+  r.i = wrap_to(r.i, to);
   return r;
 }
 

@@ -14,9 +14,15 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 DTypeKind kind_of(DType d) { return tl::dtype_kind(d); }
 int width(DType d) { return static_cast<int>(tl::element_size(d)); }
 
-// torch.promote_types for these five dtypes: the higher kind wins, else the wider type.
+// torch.promote_types, written out here rather than taken from the library: the higher kind
+// wins, else the wider type; uint8 with int8 is int16 (neither holds the other), float16 with
+// bfloat16 is float32 (likewise).
 DType promote(DType a, DType b) {
+  if (a == b) return a;
   if (kind_of(a) != kind_of(b)) return kind_of(a) > kind_of(b) ? a : b;
+  const bool u8_i8 = (a == tl::kUInt8 && b == tl::kInt8) || (a == tl::kInt8 && b == tl::kUInt8);
+  if (u8_i8) return tl::kInt16;
+  if (is_half(a) && is_half(b)) return tl::kFloat32;
   return width(a) >= width(b) ? a : b;
 }
 
@@ -122,14 +128,15 @@ V cast_operand(const Operand& o, int64_t flat, const Dims& shape, DType to) {
 
 bool nonzero(V v, DType d) { return is_float(d) ? (v.f != 0 || std::isnan(v.f)) : v.i != 0; }
 
-// Rounds a computed value to dtype d (float32 rounding, int32 wrap, bool canonical).
+// Rounds a computed value to dtype d once (float32 / float16 / bfloat16 rounding, integer wrap,
+// bool canonical): the half types compute in float and round once per op, as torch.
 V finish(V v, DType d) {
-  if (d == tl::kFloat32)
-    v.f = static_cast<float>(v.f);
-  else if (d == tl::kInt32)
-    v.i = wrap32(v.i);
+  if (is_float(d))
+    v.f = round_float(v.f, d);
   else if (d == tl::kBool)
     v.i = v.i != 0;
+  else
+    v.i = wrap_to(v.i, d);
   return v;
 }
 
@@ -249,7 +256,13 @@ V binary_value(Op op, V a, V b, DType d) {
 
 bool is_comparison(Op op) { return op >= Op::Gt && op <= Op::LogicalOr; }
 
-double float_tol(DType d, double f32, double f64) { return d == tl::kFloat32 ? f32 : f64; }
+// The half types' tolerance: about one rounding of the result (float16 has 11 significant bits,
+// bfloat16 8).
+double half_tol(DType d) { return d == tl::kFloat16 ? 1e-3 : 8e-3; }
+double float_tol(DType d, double f32, double f64) {
+  if (is_half(d)) return half_tol(d);
+  return d == tl::kFloat32 ? f32 : f64;
+}
 
 struct Ctx {
   const Case& c;
@@ -330,6 +343,7 @@ void run_unary(Ctx& x) {
   DType d = a.dtype;
   if (op == Op::Neg && d == tl::kBool) throw Raise{"negation of bool"};
   if (op == Op::Relu && d == tl::kBool) throw Raise{"relu of bool"};
+  if (op == Op::Floor && d == tl::kBool) throw Raise{"floor of bool"};
   if (op == Op::Abs && d == tl::kBool) {
     if (x.known.bool_math) {
       x.res.skip = true;
@@ -337,7 +351,8 @@ void run_unary(Ctx& x) {
     }
     throw Raise{"abs of bool"};
   }
-  const bool math = !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot);
+  const bool math = !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot ||
+                      op == Op::Floor);
   if (math && !is_float(d)) d = tl::kFloat32;
   const DType out_dtype = op == Op::LogicalNot ? tl::kBool : d;
   HostArray& out = x.res.out;
@@ -350,6 +365,7 @@ void run_unary(Ctx& x) {
       if (op == Op::Neg) r.i = wrap_mul(v.i, -1);
       if (op == Op::Abs) r.i = v.i < 0 ? wrap_mul(v.i, -1) : v.i;
       if (op == Op::Relu) r.i = std::max<int64_t>(v.i, 0);
+      if (op == Op::Floor) r.i = v.i;
     } else {
       const double f = v.f;
       switch (op) {
@@ -382,6 +398,9 @@ void run_unary(Ctx& x) {
           break;
         case Op::Relu:
           r.f = std::isnan(f) ? f : std::max(f, 0.0);
+          break;
+        case Op::Floor:
+          r.f = std::floor(f);
           break;
         default:
           break;
@@ -532,7 +551,8 @@ void run_reduction(Ctx& x) {
   DType od = a.dtype;
   if (op == Op::Sum || op == Op::Prod) od = is_float(a.dtype) ? a.dtype : tl::kInt64;
   if (op == Op::Mean && !is_float(a.dtype)) throw Raise{"mean of a non-floating dtype"};
-  if (op == Op::Any || op == Op::All) od = tl::kBool;
+  // torch.all / torch.any keep uint8 as uint8 (0 or 1).
+  if (op == Op::Any || op == Op::All) od = a.dtype == tl::kUInt8 ? tl::kUInt8 : tl::kBool;
   bool empty_extent = false;
   for (int64_t k = 0; k < nd; ++k) empty_extent |= mask[k] && a.shape[k] == 0;
   if (empty_extent && (op == Op::Max || op == Op::Min)) throw Raise{"max/min over an empty dim"};
@@ -586,7 +606,8 @@ void run_reduction(Ctx& x) {
         break;
     }
   });
-  const double eps = float_tol(od, 2e-6, 1e-14);
+  // The half types accumulate in float: float's error on the sum, then one rounding (rtol).
+  const double eps = is_half(od) ? 2e-6 : float_tol(od, 2e-6, 1e-14);
   x.res.atol.assign(n_out, 0);
   for (int64_t o = 0; o < n_out; ++o) {
     if (op == Op::Sum || op == Op::Prod || op == Op::Mean) {
@@ -602,6 +623,7 @@ void run_reduction(Ctx& x) {
     out.v[o] = finish(out.v[o], od);
   }
   if (op == Op::Prod) x.res.rtol = float_tol(od, 1e-5, 1e-13);
+  if (is_half(od)) x.res.rtol = std::max(x.res.rtol, half_tol(od));
 }
 
 void run_matmul(Ctx& x) {
@@ -862,14 +884,24 @@ void run_write(Ctx& x) {
                 : s.kind == DTypeKind::Bool   ? tl::kBool
                                               : tl::kInt64;
     src.v = {s.v};
-    if (dst.dtype == tl::kInt32 || dst.dtype == tl::kInt64) {
-      const bool i32 = dst.dtype == tl::kInt32;
-      if (s.kind == DTypeKind::Floating ? float_out_of_int_range(s.v.f, dst.dtype)
-                                        : i32 && s.v.i != wrap32(s.v.i))
-        throw Raise{"fill value out of the dtype's range"};
+    if (is_int(dst.dtype)) {
+      // torch's overflow check: the value must lie in the dtype's range, except that an unsigned
+      // dtype takes integers down to -max (they wrap) and refuses every negative float.
+      const double lo = static_cast<double>(int_lo(dst.dtype)),
+                   hi = static_cast<double>(int_hi(dst.dtype));
+      const bool u8 = dst.dtype == tl::kUInt8;
+      const bool out =
+          s.kind == DTypeKind::Floating
+              ? (float_out_of_int_range(s.v.f, dst.dtype) ||
+                 (dst.dtype != tl::kInt32 && dst.dtype != tl::kInt64 && (s.v.f < lo || s.v.f > hi)))
+          : s.kind == DTypeKind::Integer
+              ? (u8 ? (s.v.i > int_hi(dst.dtype) || s.v.i < -int_hi(dst.dtype))
+                    : (s.v.i < int_lo(dst.dtype) || s.v.i > int_hi(dst.dtype)))
+              : false;
+      if (out) throw Raise{"fill value out of the dtype's range"};
     }
-    if (dst.dtype == tl::kFloat32 && s.kind == DTypeKind::Floating && std::isfinite(s.v.f) &&
-        std::isinf(static_cast<float>(s.v.f)))
+    if ((dst.dtype == tl::kFloat32 || is_half(dst.dtype)) && s.kind == DTypeKind::Floating &&
+        std::isfinite(s.v.f) && std::isinf(round_float(s.v.f, dst.dtype)))
       throw Raise{"fill value out of float32's range"};
   }
   for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
@@ -913,6 +945,7 @@ void run_inplace(Ctx& x) {
   });
   x.res.out = {dst.dtype, dst.base_shape, base};
   if (op == Op::Div) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+  if (is_half(dst.dtype) || is_half(compute)) x.res.rtol = std::max(x.res.rtol, 1e-2);
 }
 
 }  // namespace
@@ -1088,6 +1121,13 @@ RefResult run_reference(const Case& c, const Known& known) {
     res.raises = true;
     res.why = r.why;
   }
+  // A half result of arithmetic is one rounding of a float computation, which the reference (in
+  // double) may land one ulp away from; copies, selections, comparisons and max/min stay exact.
+  const bool arithmetic = (c.op >= Op::Exp && c.op <= Op::Sigmoid) ||
+                          (c.op >= Op::Add && c.op <= Op::Pow) || c.op == Op::Sum ||
+                          c.op == Op::Mean || c.op == Op::Prod || c.op == Op::Matmul;
+  if (!res.raises && arithmetic && is_half(res.out.dtype))
+    res.rtol = std::max(res.rtol, half_tol(res.out.dtype));
   return res;
 }
 

@@ -17,6 +17,16 @@ const char* ctype(DType d) {
       return "int64_t";
     case tl::kFloat32:
       return "float";
+    case tl::kUInt8:
+      return "uint8_t";
+    case tl::kInt8:
+      return "int8_t";
+    case tl::kInt16:
+      return "int16_t";
+    case tl::kFloat16:
+      return "tl::Half";
+    case tl::kBFloat16:
+      return "tl::BFloat16";
     default:
       return "double";
   }
@@ -32,6 +42,16 @@ const char* dtype_const(DType d) {
       return "tl::kInt64";
     case tl::kFloat32:
       return "tl::kFloat32";
+    case tl::kUInt8:
+      return "tl::kUInt8";
+    case tl::kInt8:
+      return "tl::kInt8";
+    case tl::kInt16:
+      return "tl::kInt16";
+    case tl::kFloat16:
+      return "tl::kFloat16";
+    case tl::kBFloat16:
+      return "tl::kBFloat16";
     default:
       return "tl::kFloat64";
   }
@@ -63,6 +83,8 @@ std::string int_literal(int64_t v) {
 
 std::string value(const V& v, DType d) {
   if (d == tl::kBool) return v.i ? "true" : "false";
+  // The half types have explicit constructors: each value is spelled tl::Half(1.5f).
+  if (is_half(d)) return std::string(ctype(d)) + "(" + number(v.f, true) + ")";
   if (is_float(d)) return number(v.f, d == tl::kFloat32);
   return int_literal(v.i);
 }

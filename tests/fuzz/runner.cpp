@@ -57,8 +57,21 @@ Built build_input(const Input& in, tl::Device device) {
       case tl::kFloat64:
         static_cast<double*>(p)[i] = v.f;
         break;
-      default:  // the generator makes no other dtype yet
-        throw std::logic_error("fuzz: dtype not generated");
+      case tl::kUInt8:
+        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v.i);
+        break;
+      case tl::kInt8:
+        static_cast<int8_t*>(p)[i] = static_cast<int8_t>(v.i);
+        break;
+      case tl::kInt16:
+        static_cast<int16_t*>(p)[i] = static_cast<int16_t>(v.i);
+        break;
+      case tl::kFloat16:  // the generator's values are float16 values already: exact
+        static_cast<tl::Half*>(p)[i] = tl::Half(static_cast<float>(v.f));
+        break;
+      case tl::kBFloat16:
+        static_cast<tl::BFloat16*>(p)[i] = tl::BFloat16(static_cast<float>(v.f));
+        break;
     }
   }
   if (device.is_cuda()) base = base.to(device);
@@ -103,8 +116,36 @@ HostArray read_tensor(const tl::Tensor& t0) {
       case tl::kFloat64:
         std::memcpy(&v.f, p, 8);
         break;
-      default:  // the generator makes no other dtype yet
-        throw std::logic_error("fuzz: dtype not generated");
+      case tl::kUInt8: {
+        uint8_t x;
+        std::memcpy(&x, p, 1);
+        v.i = x;
+        break;
+      }
+      case tl::kInt8: {
+        int8_t x;
+        std::memcpy(&x, p, 1);
+        v.i = x;
+        break;
+      }
+      case tl::kInt16: {
+        int16_t x;
+        std::memcpy(&x, p, 2);
+        v.i = x;
+        break;
+      }
+      case tl::kFloat16: {
+        tl::Half x;
+        std::memcpy(&x, p, 2);
+        v.f = static_cast<float>(x);
+        break;
+      }
+      case tl::kBFloat16: {
+        tl::BFloat16 x;
+        std::memcpy(&x, p, 2);
+        v.f = static_cast<float>(x);
+        break;
+      }
     }
   });
   return a;
@@ -166,6 +207,8 @@ tl::Tensor run_unary(Op op, const tl::Tensor& a) {
       return tl::sigmoid(a);
     case Op::Relu:
       return tl::relu(a);
+    case Op::Floor:
+      return tl::floor(a);
     default:
       return tl::logical_not(a);
   }

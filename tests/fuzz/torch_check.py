@@ -10,7 +10,9 @@ import sys
 import torch
 
 DT = {"bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
-      "float32": torch.float32, "float64": torch.float64}
+      "float32": torch.float32, "float64": torch.float64, "uint8": torch.uint8,
+      "int8": torch.int8, "int16": torch.int16, "float16": torch.float16,
+      "bfloat16": torch.bfloat16}
 
 
 def build(inp):
@@ -67,7 +69,7 @@ def run(c):
     ins = [build(i) for i in c["inputs"]]
     sc = [number(s) for s in c["scalars"]]
     form = c["form"]
-    if op in ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "logical_not"):
+    if op in ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor", "logical_not"):
         return getattr(torch, op)(ins[0])
     if op in BIN or op in ("maximum", "minimum", "logical_and", "logical_or"):
         it, si = iter(ins), iter(sc)
