@@ -33,9 +33,10 @@ std::vector<tl::Device> parity_devices();
 
 // Ends a "(large)" case on the CPU: CPU vs CPU runs the same kernels, so at full size it would only
 // cost minutes of a debug build; the small cases already run the plumbing there.
+// TL_PARITY_LARGE_ON_CPU=1 runs them on the CPU too (about 10 minutes, 10 GiB, in a debug build).
 #define TL_PARITY_SKIP_LARGE_ON_CPU()                                        \
   do {                                                                       \
-    if (dev.is_cpu()) {                                                      \
+    if (dev.is_cpu() && !std::getenv("TL_PARITY_LARGE_ON_CPU")) {            \
       MESSAGE("skipped on the CPU: large cases run on accelerator devices"); \
       return;                                                                \
     }                                                                        \
