@@ -26,6 +26,7 @@ Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
 }
 
 }  // namespace
+
 // ---- copies and casts ----
 
 TL_PARITY_CASE("backend parity: to(dtype), clone and contiguous for every dtype pair and layout") {

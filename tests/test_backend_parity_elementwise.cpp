@@ -26,10 +26,6 @@ Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
   return make_values(s, d, f);
 }
 
-}  // namespace
-
-namespace {
-
 // ---- op tables, generated from the library's op lists ----
 
 // Every row of TL_UNARY_OPS: a new op is covered here without an edit, on the dtypes its row names.

@@ -24,10 +24,7 @@ Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
   return make_values(s, d, f);
 }
 
-}  // namespace
 // ---- matmul ----
-
-namespace {
 
 // The layouts of an [r, c] operand a matmul must read: contiguous, offset, sliced (a column
 // step of 2), transposed (column-major).

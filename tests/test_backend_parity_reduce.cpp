@@ -25,10 +25,7 @@ Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
   return make_values(s, d, f);
 }
 
-}  // namespace
 // ---- reductions ----
-
-namespace {
 
 // The public function of each row of TL_REDUCE_OPS. No default: a row added to the list fails to
 // compile here (-Werror=switch) until it has its function, then runs on every dtype of its row.
