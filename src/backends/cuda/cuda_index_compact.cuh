@@ -47,9 +47,12 @@ __device__ __forceinline__ uint32_t load_flags(const FlagSource<Bits>& src, Inde
       Bits b;
       if constexpr (sizeof(Bits) == 1) {
         b = static_cast<Bits>(w[e >> 2] >> ((e & 3) * 8));
+      } else if constexpr (sizeof(Bits) == 2) {
+        b = static_cast<Bits>(w[e >> 1] >> ((e & 1) * 16));
       } else if constexpr (sizeof(Bits) == 4) {
         b = w[e];
       } else {
+        static_assert(sizeof(Bits) == 8, "flags are read from 1-, 2-, 4- or 8-byte elements");
         b = (static_cast<uint64_t>(w[2 * e + 1]) << 32) | w[2 * e];
       }
       flags |= static_cast<uint32_t>((b & src.mask) != 0) << e;
