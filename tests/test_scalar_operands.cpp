@@ -123,12 +123,26 @@ TEST_CASE("scalar operands: binary ops with a scalar equal the 0-dim tensor form
         for (Scalar s : kScalars) {
           const Tensor t = zero_dim_like(x, s);
           for (const BinaryCase& c : kBinaryCases) {
+            // float16/bfloat16 add/sub/mul/div keep the scalar in float, as torch's CUDA kernels:
+            // the op in float32 with a float32 0-dim tensor, rounded once.
+            const std::string name = c.name;
+            const bool keeps_float =
+                tl::is_reduced_float(d) && !s.is_bool() &&
+                (name == "add" || name == "sub" || name == "mul" || name == "div");
+            const Tensor t32 = tl::scalar_tensor(s, tl::TensorOptions(tl::kFloat32).device(device));
+            const auto tensor_form = [&](const Tensor& a, const Tensor& b) {
+              if (!keeps_float) return c.tt(a, b);
+              return c
+                  .tt(a.defined() && a.dim() == 0 ? t32 : x.to(tl::kFloat32),
+                      b.dim() == 0 ? t32 : x.to(tl::kFloat32))
+                  .to(d);
+            };
             check_same(
                 describe(c.name, d, l.name, s) + " (tensor, scalar)", [&] { return c.ts(x, s); },
-                [&] { return c.tt(x, t); });
+                [&] { return tensor_form(x, t); });
             check_same(
                 describe(c.name, d, l.name, s) + " (scalar, tensor)", [&] { return c.st(s, x); },
-                [&] { return c.tt(t, x); });
+                [&] { return tensor_form(t, x); });
           }
         }
       }
@@ -180,6 +194,12 @@ TEST_CASE("scalar operands: where, clamp and in-place ops with a scalar, every d
                 },
                 [&, ft = ft] {
                   Tensor y = same_layout_on(x, device);
+                  if (tl::is_reduced_float(d) && !s.is_bool()) {  // the scalar stays float
+                    Tensor y32 = y.to(tl::kFloat32);
+                    (y32.*ft)(tl::scalar_tensor(s, tl::TensorOptions(tl::kFloat32).device(device)));
+                    y.copy_(y32);
+                    return y;
+                  }
                   (y.*ft)(t);
                   return y;
                 });
@@ -199,6 +219,16 @@ TEST_CASE("scalar operands: a scalar is converted to the op's dtype once, as tor
   // where's scalar is stored in the result dtype: float16 0.1 is 0.0999755859375.
   const Tensor h = tl::where(tl::full({2}, false), tl::full({2}, 1.0, tl::kFloat16), 0.1);
   CHECK(h.dtype() == tl::kFloat16);
+  // float16 add/sub/mul/div keep the scalar in float (torch's CUDA kernels; its CPU ones too for
+  // mul/div): 1.2861328125 * 0.1 is 0.128662109375, times float16(0.1) it would be 0.1285400390625.
+  for (tl::Device device : test_devices()) {
+    const Tensor x = tl::full({3}, 1.2861328125, tl::TensorOptions(tl::kFloat16).device(device));
+    check_values(x * 0.1, {0.128662109375, 0.128662109375, 0.128662109375});
+    check_values(0.1 * x, {0.128662109375, 0.128662109375, 0.128662109375});
+    // Comparisons round it, as torch: float16 0.1 == 0.1.
+    const Tensor tenth = tl::full({1}, 0.1, tl::TensorOptions(tl::kFloat16).device(device));
+    check_values(tenth == 0.1, {1});
+  }
   CHECK(values_of(h)[0] == 0.0999755859375);
 }
 

@@ -26,8 +26,10 @@ struct RandomParams {
 // An input of an elementwise kernel (binary, where): a tensor on the kernel's device, broadcast to
 // out's shape by its strides (0 on broadcast dims), or a Python-style scalar (`x + 2.5`,
 // `where(c, x, 0)`, a clamp bound) passed by value. The front-end has already converted the
-// scalar to the kernel's dtype T, so scalar.to<T>() gives the element exactly (a float16 operand
-// rounded to float16, an integer one wrapped); backends read it once, allocate nothing for it, and
+// scalar to the kernel's dtype T (an integer one wrapped), except that a float16/bfloat16 op's
+// scalar may keep float precision (scalar_in_compute_type in backends/math/binary_ops.h): binary
+// kernels read it as scalar.to<compute_t<T>>(), exact either way; where() reads the element
+// (element_bits, which rounds). Backends read it once, allocate nothing for it, and
 // a device backend passes it to its kernel as a parameter. Like std::string_view it only refers
 // to the tensor, which must outlive the call.
 struct ElementwiseArg {

@@ -100,10 +100,15 @@ const Tensor& prepare(const Tensor& t, DType dtype, const Shape& shape, Tensor& 
 // An operand as a kernel input of `dtype`: a tensor as above; a scalar converted to `dtype` here,
 // once, and passed by value (as PyTorch's wrapped numbers): no tensor, no allocation, and for a
 // device op no host memory the kernel would have to know about.
-ElementwiseArg prepare(const Operand& x, DType dtype, const Shape& shape, Tensor& holder) {
+// Backends read a scalar as a value of the dtype's compute type (compute_t: float for the half
+// types); `keep_precision` leaves a half op's scalar unrounded (scalar_in_compute_type).
+ElementwiseArg prepare(const Operand& x, DType dtype, const Shape& shape, Tensor& holder,
+                       bool keep_precision = false) {
   if (x.tensor) return prepare(*x.tensor, dtype, shape, holder);
-  return ElementwiseArg(
-      dispatch_dtype(dtype, [&]<typename T>() { return Scalar(x.scalar.to<T>()); }));
+  return ElementwiseArg(dispatch_dtype(dtype, [&]<typename T>() {
+    if (keep_precision) return Scalar(x.scalar.to<compute_t<T>>());
+    return Scalar(x.scalar.to<T>());
+  }));
 }
 
 [[noreturn]] void unsupported(const char* name, DType dtype) {
@@ -138,8 +143,9 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
     check_scalar_fits(name, "exponent", b.scalar, compute);
   Shape shape = broadcast_of(name, a, b);
   Tensor ha, hb;
-  const ElementwiseArg ta = prepare(a, compute, shape, ha);
-  const ElementwiseArg tb = prepare(b, compute, shape, hb);
+  const bool keep = scalar_in_compute_type(op);
+  const ElementwiseArg ta = prepare(a, compute, shape, ha, keep);
+  const ElementwiseArg tb = prepare(b, compute, shape, hb, keep);
   Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
   return out;
@@ -188,7 +194,8 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
     src = hb.defined() ? &hb : &o;
   }
   Tensor hb2;
-  const ElementwiseArg tb = prepare(src ? of(*src) : other, compute, shape, hb2);
+  const ElementwiseArg tb =
+      prepare(src ? of(*src) : other, compute, shape, hb2, scalar_in_compute_type(op));
 
   Backend& backend = backend_for(device);
   if (compute == self.dtype()) {

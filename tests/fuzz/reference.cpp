@@ -126,6 +126,15 @@ V cast_operand(const Operand& o, int64_t flat, const Dims& shape, DType to) {
   return cast_value(o.at(flat, shape), o.t.dtype, to);
 }
 
+// A binary op's operand in the compute dtype, except that float16/bfloat16 add/sub/mul/div keep
+// a scalar operand in float32 (as torch's CUDA kernels; the library's scalar_in_compute_type).
+V binary_operand(Op op, const Operand& o, int64_t flat, const Dims& shape, DType compute) {
+  const bool half = compute == tl::kFloat16 || compute == tl::kBFloat16;
+  if (!o.tensor && half && (op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div))
+    return cast_scalar(o.s, tl::kFloat32);
+  return cast_operand(o, flat, shape, compute);
+}
+
 bool nonzero(V v, DType d) { return is_float(d) ? (v.f != 0 || std::isnan(v.f)) : v.i != 0; }
 
 // Rounds a computed value to dtype d once (float32 / float16 / bfloat16 rounding, integer wrap,
@@ -324,7 +333,7 @@ void run_binary(Ctx& x) {
   HostArray& out = x.res.out;
   out = {out_dtype, shape, std::vector<V>(numel_of(shape))};
   for (int64_t i = 0; i < numel_of(shape); ++i) {
-    V va = cast_operand(a, i, shape, compute), vb = cast_operand(b, i, shape, compute);
+    V va = binary_operand(op, a, i, shape, compute), vb = binary_operand(op, b, i, shape, compute);
     if (logical) {  // as torch: non-zero after conversion to the promoted dtype (int64 2^32 in an
                     // int32 computation is 0, so false)
       const bool ta = nonzero(va, compute), tb = nonzero(vb, compute);
@@ -939,7 +948,7 @@ void run_inplace(Ctx& x) {
   std::vector<V> base = dst.values;
   for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
     const V a = cast_operand(self, flat, g.shape, compute),
-            b = cast_operand(other, flat, g.shape, compute);
+            b = binary_operand(op, other, flat, g.shape, compute);
     const V r = finish(binary_value(op, a, b, compute), compute);
     base[offset_of(g, idx)] = cast_value(r, compute, dst.dtype);
   });

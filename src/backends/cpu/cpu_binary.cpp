@@ -122,6 +122,36 @@ void pow_kernel(const Operands<3>& ops, int64_t grain) {
       grain);
 }
 
+// A float16/bfloat16 op with a scalar operand: the scalar is a float (it may carry more precision
+// than T: backend.h), so the op runs over the tensor operand alone, in float, rounding once.
+template <typename T, typename Out, typename Fn>
+void reduced_float_scalar_kernel(const ElementwiseArg& a, const ElementwiseArg& b,
+                                 const Tensor& out, int64_t grain) {
+  using C = compute_t<T>;
+  const bool scalar_first = a.is_scalar();
+  const C s = (scalar_first ? a : b).scalar.template to<C>();
+  const Operands<2> ops{{&out, scalar_first ? b.tensor : a.tensor}};
+  for_each_run<2>(
+      ops, {sizeof(Out), sizeof(T)},
+      [s, scalar_first](std::array<char*, 2> p, std::array<int64_t, 2> st, int64_t n) {
+        const auto f = [&](T x) {
+          const C c = static_cast<C>(x);
+          if constexpr (std::is_same_v<Fn, math::PowFn>)  // x ** 2 as x * x (pow_kernel)
+            if (!scalar_first && s == C(2)) return static_cast<Out>(math::MulFn{}(c, c));
+          return static_cast<Out>(scalar_first ? Fn{}(s, c) : Fn{}(c, s));
+        };
+        if (st[0] == sizeof(Out) && st[1] == sizeof(T)) {
+          Out* o = reinterpret_cast<Out*>(p[0]);
+          const T* x = reinterpret_cast<const T*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+        } else {
+          for (int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<Out*>(p[0] + i * st[0]) = f(load<T>(p[1] + i * st[1]));
+        }
+      },
+      grain);
+}
+
 // The op Fn over every dtype of its kernel set: loads T, computes in compute_t<T>, stores Out.
 template <OutputRule Rule, DTypeSet Dtypes, typename Fn>
 void binary_op(const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out,
@@ -137,6 +167,9 @@ void binary_op(const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& o
     constexpr bool is_math =
         Rule == OutputRule::Floating || (is_floating_v<T> && std::is_same_v<Fn, math::PowFn>);
     constexpr int64_t grain = is_math ? kGrainSize / 8 : kGrainSize;
+    if constexpr (is_reduced_float_v<T>)
+      if (a.is_scalar() || b.is_scalar())
+        return reduced_float_scalar_kernel<T, rule_out_t<Rule, T>, Fn>(a, b, out, grain);
     if constexpr (std::is_same_v<Fn, math::PowFn>)
       pow_kernel<T>(ops, grain);
     else

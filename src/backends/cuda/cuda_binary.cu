@@ -23,17 +23,35 @@ struct BinaryGroup {
   BinaryOp op;
   template <typename T>
   __device__ __forceinline__ rule_out_t<Rule, T> operator()(T a, T b) const {
+    return apply<T>(static_cast<compute_t<T>>(a), static_cast<compute_t<T>>(b));
+  }
+  // The op on values already in T's compute type.
+  template <typename T>
+  __device__ __forceinline__ rule_out_t<Rule, T> apply(compute_t<T> a, compute_t<T> b) const {
     using Out = rule_out_t<Rule, T>;
     switch (op) {
 #define TL_BINARY_CASE(e, name, rule, dtypes, Fn)             \
   case BinaryOp::e:                                           \
     if constexpr (runs_on<Rule, OutputRule::rule, dtypes, T>) \
-      return InComputeType<Out, math::Fn>{}(a, b);            \
+      return static_cast<Out>(math::Fn{}(a, b));              \
     break;
       TL_BINARY_OPS(TL_BINARY_CASE)
 #undef TL_BINARY_CASE
     }
     return Out{};  // not reached: the front-end sends each op only its own dtypes
+  }
+};
+
+// A float16/bfloat16 op with a scalar operand, which is a float (it may carry more precision than
+// T: backend.h): one input, the scalar in the kernel's parameters.
+template <OutputRule Rule, typename T>
+struct ReducedFloatScalarGroup {
+  BinaryGroup<Rule> group;
+  compute_t<T> scalar;
+  bool scalar_first;
+  __device__ __forceinline__ rule_out_t<Rule, T> operator()(T x) const {
+    const compute_t<T> c = static_cast<compute_t<T>>(x);
+    return scalar_first ? group.template apply<T>(scalar, c) : group.template apply<T>(c, scalar);
   }
 };
 
@@ -54,6 +72,15 @@ void run_group(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, co
   dispatch_dtype<group_dtypes<Rule>()>(
       dtype,
       [&]<typename T>() {
+        if constexpr (is_reduced_float_v<T>) {
+          if (a.is_scalar() || b.is_scalar()) {
+            const bool first = a.is_scalar();
+            const ReducedFloatScalarGroup<Rule, T> f{
+                {op}, (first ? a : b).scalar.to<compute_t<T>>(), first};
+            Elementwise<rule_out_t<Rule, T>, T>::run(f, out, {kernel_input(first ? b : a, dtype)});
+            return;
+          }
+        }
         Elementwise<rule_out_t<Rule, T>, T, T>::run(
             BinaryGroup<Rule>{op}, out, {kernel_input(a, dtype), kernel_input(b, dtype)});
       },

@@ -187,4 +187,13 @@ constexpr DTypeSet supported_dtypes(BinaryOp op) {
 // Comparisons and logical ops: the ops with a bool result.
 constexpr bool is_comparison(BinaryOp op) { return output_rule(op) == OutputRule::Bool; }
 
+// Whether a scalar operand of a float16/bfloat16 op keeps float precision (compute_t) instead of
+// being rounded to the dtype first: torch's CUDA kernels take add/sub/mul/div's Python number as
+// an "opmath" float (h * 0.1 == (h.float() * 0.1).half()); pow's exponent, comparisons, maximum
+// and minimum round it (torch's CPU kernels round add's and sub's too: the one place its two
+// backends differ, and we follow CUDA's).
+constexpr bool scalar_in_compute_type(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+}
+
 }  // namespace tensorlet
