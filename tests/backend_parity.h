@@ -89,6 +89,8 @@ void check_made(tl::Device dev, const std::string& what,
 // Random values (floats in [-2, 2), ints in [-9, 10) wrapped into unsigned types, bools),
 // integer values in [-9, 10) in any dtype (sums and products exact in any order), or random
 // values with about a third zero (nonzero, masks).
+inline std::string str(const tl::Shape& s) { return s.str(); }
+
 enum class Fill { Random, Integral, Sparse };
 tl::Tensor make_values(const tl::Shape& s, tl::DType d, Fill f = Fill::Random);
 

@@ -25,31 +25,6 @@ Tensor every_bit_pattern(DType d) {
   return t;
 }
 
-// The bit patterns of every element of t (any device, any layout), row-major.
-std::vector<uint64_t> bits_of(const Tensor& t) {
-  Tensor h = t.cpu().contiguous();
-  std::vector<uint64_t> out(static_cast<size_t>(h.numel()), 0);
-  const char* p = static_cast<const char*>(h.data_ptr());
-  for (size_t i = 0; i < out.size(); ++i)
-    std::memcpy(&out[i], p + i * h.element_size(), h.element_size());
-  return out;
-}
-
-bool is_nan_bits(uint64_t b, DType d) {
-  switch (d) {
-    case tl::kFloat16:
-      return (b & 0x7C00) == 0x7C00 && (b & 0x3FF) != 0;
-    case tl::kBFloat16:
-      return (b & 0x7F80) == 0x7F80 && (b & 0x7F) != 0;
-    case tl::kFloat32:
-      return (b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu) != 0;
-    case tl::kFloat64:
-      return (b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && (b & 0xFFFFFFFFFFFFFull) != 0;
-    default:
-      return false;
-  }
-}
-
 // Bit-exact, except that a NaN result matches any NaN: torch itself does not keep NaN payloads
 // (float16 -> float32 gives 0x7FFFFFFF for every NaN in its vectorized loop, float -> bfloat16
 // gives 0x7FC0, a GPU's float -> half 0x7FFF), so payloads are not part of the contract.

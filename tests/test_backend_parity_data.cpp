@@ -20,11 +20,6 @@ using tl::Scalar;
 using tl::Shape;
 using tl::Tensor;
 
-std::string str(const Shape& s) { return s.str(); }
-Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
-  return make_values(s, d, f);
-}
-
 }  // namespace
 
 // ---- copies and casts ----
@@ -71,7 +66,7 @@ TL_PARITY_CASE(
       check_op(dev,
                std::string("copy_ broadcast row ") + tl::dtype_name(from) + " into " +
                    tl::dtype_name(to),
-               {dst, contiguous_values({33}, from)}, [](std::vector<Tensor>& in) {
+               {dst, make_values({33}, from)}, [](std::vector<Tensor>& in) {
                  in[0].copy_(in[1]);
                  return whole_storage(in[0]);
                });
@@ -94,7 +89,7 @@ TL_PARITY_CASE("backend parity: large copies and casts (large)") {
     }
     Tensor dst = poisoned_view({kBig}, to, "offset");
     check_op(dev, describe("copy_ into offset view", from, {kBig}, "contiguous"),
-             {dst, contiguous_values({kBig}, from)}, [](std::vector<Tensor>& in) {
+             {dst, make_values({kBig}, from)}, [](std::vector<Tensor>& in) {
                in[0].copy_(in[1]);
                return whole_storage(in[0]);
              });
@@ -148,7 +143,7 @@ TL_PARITY_CASE("backend parity: factories on the device give the CPU's values") 
           dev, "linspace " + name, [&](tl::Device x) { return tl::linspace(-3, 40, 33, opts(x)); },
           is_half(d) ? math_tol(d) : kExact);  // a half rounds a float step
     }
-    Tensor like = contiguous_values({4, 6}, d);
+    Tensor like = make_values({4, 6}, d);
     check_op(dev, "ones_like " + name, {like.t()},
              [](std::vector<Tensor>& in) { return tl::ones_like(in[0]); });
     check_op(dev, "full_like " + name, {like},
@@ -185,26 +180,26 @@ TL_PARITY_CASE("backend parity: where on every dtype, layout, broadcast and scal
       for (size_t k = 1; k < vb.size(); ++k)
         check_op(dev, what + " b " + vb[k].name, {vc[0].t, va[0].t, vb[k].t}, where3);
     }
-    Tensor c = contiguous_values({7, 33}, tl::kBool), a = variants({7, 33}, d)[2].t;
+    Tensor c = make_values({7, 33}, tl::kBool), a = variants({7, 33}, d)[2].t;
     const std::string name = tl::dtype_name(d);
     check_op(dev, "where scalar b " + name, {c, a},
              [](std::vector<Tensor>& in) { return tl::where(in[0], in[1], 2.5); });
     check_op(dev, "where scalar a " + name, {c, a},
              [](std::vector<Tensor>& in) { return tl::where(in[0], 7, in[1]); });
-    check_op(dev, "where mixed " + name, {c, a, contiguous_values({33}, tl::kInt32)}, where3);
+    check_op(dev, "where mixed " + name, {c, a, make_values({33}, tl::kInt32)}, where3);
   }
-  Tensor c = contiguous_values({7, 33}, tl::kBool);
+  Tensor c = make_values({7, 33}, tl::kBool);
   check_op(dev, "where two scalars", {c},
            [](std::vector<Tensor>& in) { return tl::where(in[0], 1, 0); });
   check_op(dev, "where two float scalars", {c},
            [](std::vector<Tensor>& in) { return tl::where(in[0], 1.5, -2); });
   check_op(dev, "where large",
-           {contiguous_values({kBig}, tl::kBool), contiguous_values({kBig}, tl::kFloat32),
-            contiguous_values({kBig}, tl::kFloat32)},
+           {make_values({kBig}, tl::kBool), make_values({kBig}, tl::kFloat32),
+            make_values({kBig}, tl::kFloat32)},
            where3);
   check_op(dev, "where non-bool cond",
-           {contiguous_values({5}, tl::kInt32), contiguous_values({5}, tl::kFloat32),
-            contiguous_values({5}, tl::kFloat32)},
+           {make_values({5}, tl::kInt32), make_values({5}, tl::kFloat32),
+            make_values({5}, tl::kFloat32)},
            where3);
 }
 
@@ -220,8 +215,7 @@ TL_PARITY_CASE("backend parity: clamp with scalar and tensor bounds") {
                [](std::vector<Tensor>& in) { return tl::clamp(in[0], 0, std::nullopt); });
       check_op(dev, what + " min > max", {v.t},
                [](std::vector<Tensor>& in) { return tl::clamp(in[0], 3, 1); });
-      check_op(dev, what + " tensor bounds",
-               {v.t, contiguous_values({33}, d), contiguous_values({7, 1}, d)},
+      check_op(dev, what + " tensor bounds", {v.t, make_values({33}, d), make_values({7, 1}, d)},
                [](std::vector<Tensor>& in) {
                  return tl::clamp(in[0], std::optional<Tensor>(in[1]),
                                   std::optional<Tensor>(in[2]));
@@ -296,7 +290,7 @@ TL_PARITY_CASE(
       }
     }
     check_op(dev, std::string("index_select 0-dim input ") + tl::dtype_name(d),
-             {contiguous_values({}, d), tl::zeros({1}, tl::kInt64)}, is(0));
+             {make_values({}, d), tl::zeros({1}, tl::kInt64)}, is(0));
   }
 }
 
@@ -321,7 +315,7 @@ TL_PARITY_CASE("backend parity: gather on every dim with strided and smaller ind
       }
     }
     check_op(dev, std::string("gather 0-dim ") + tl::dtype_name(d),
-             {contiguous_values({}, d), tl::zeros({}, tl::kInt64)},
+             {make_values({}, d), tl::zeros({}, tl::kInt64)},
              [](std::vector<Tensor>& in) { return tl::gather(in[0], 0, in[1]); });
   }
 }
@@ -341,7 +335,7 @@ TL_PARITY_CASE("backend parity: indexing of large inputs (large)") {
   // The classic: a comparison's mask, then its nonzero.
   check_op(dev, "nonzero of (x > 0.5)", {tl::rand({100, 100, 100})},
            [](std::vector<Tensor>& in) { return tl::nonzero(in[0] > 0.5); });
-  Tensor big = contiguous_values({1000, 203}, tl::kFloat32);
+  Tensor big = make_values({1000, 203}, tl::kFloat32);
   check_op(dev, "index_select rows", {big, tl::randint(0, 1000, {301})},
            [](std::vector<Tensor>& in) { return tl::index_select(in[0], 0, in[1]); });
   check_op(dev, "index_select columns of a transposed input",
@@ -349,13 +343,13 @@ TL_PARITY_CASE("backend parity: indexing of large inputs (large)") {
            [](std::vector<Tensor>& in) { return tl::index_select(in[0], 1, in[1]); });
   // More indices than a grid's y or z dimension holds.
   check_op(dev, "index_select 200000 indices",
-           {contiguous_values({5000}, tl::kInt32), tl::randint(0, 5000, {200000})},
+           {make_values({5000}, tl::kInt32), tl::randint(0, 5000, {200000})},
            [](std::vector<Tensor>& in) { return tl::index_select(in[0], 0, in[1]); });
   check_op(dev, "index_select 70001 rows of 3",
-           {contiguous_values({70001, 3}, tl::kInt64), tl::randint(0, 70001, {70001})},
+           {make_values({70001, 3}, tl::kInt64), tl::randint(0, 70001, {70001})},
            [](std::vector<Tensor>& in) { return tl::index_select(in[0], 0, in[1]); });
   check_op(dev, "gather large",
-           {contiguous_values({400, 301}, tl::kFloat64), tl::randint(0, 301, {400, 500})},
+           {make_values({400, 301}, tl::kFloat64), tl::randint(0, 301, {400, 500})},
            [](std::vector<Tensor>& in) { return tl::gather(in[0], 1, in[1]); });
 }
 
@@ -393,21 +387,20 @@ TL_PARITY_CASE("backend parity: cat of many strided and empty inputs along every
       }
     }
     // Legacy: 1-D [0] inputs are skipped whatever the others' ndim.
-    check_op(dev, std::string("cat with [0] inputs ") + tl::dtype_name(d),
-             {tl::empty({0}, d), contiguous_values({2, 3}, d), tl::empty({0}, d),
-              variants({4, 3}, d)[3].t},
-             cat_along(0));
+    check_op(
+        dev, std::string("cat with [0] inputs ") + tl::dtype_name(d),
+        {tl::empty({0}, d), make_values({2, 3}, d), tl::empty({0}, d), variants({4, 3}, d)[3].t},
+        cat_along(0));
     check_op(dev, std::string("cat all empty ") + tl::dtype_name(d),
              {tl::empty({0, 3}, d), tl::empty({0, 3}, d)}, cat_along(1));
   }
   // Mixed dtypes promote.
   check_op(dev, "cat mixed dtypes",
-           {contiguous_values({2, 3}, tl::kInt32), contiguous_values({1, 3}, tl::kFloat64).t().t(),
-            contiguous_values({3, 2}, tl::kBool).t(), contiguous_values({4, 3}, tl::kInt64)},
+           {make_values({2, 3}, tl::kInt32), make_values({1, 3}, tl::kFloat64).t().t(),
+            make_values({3, 2}, tl::kBool).t(), make_values({4, 3}, tl::kInt64)},
            cat_along(0));
   check_op(dev, "cat bool and int",
-           {contiguous_values({2, 3}, tl::kBool), contiguous_values({2, 3}, tl::kInt32)},
-           cat_along(1));
+           {make_values({2, 3}, tl::kBool), make_values({2, 3}, tl::kInt32)}, cat_along(1));
 }
 
 TL_PARITY_CASE("backend parity: stack, vstack, hstack and dstack of many inputs") {
@@ -440,16 +433,16 @@ TL_PARITY_CASE("backend parity: stack, vstack, hstack and dstack of many inputs"
 TL_PARITY_CASE("backend parity: joining large inputs (large)") {
   TL_PARITY_SKIP_LARGE_ON_CPU();
   check_op(dev, "cat large along 0",
-           {contiguous_values({300, 1049}, tl::kFloat32), variants({500, 1049}, tl::kFloat32)[2].t,
+           {make_values({300, 1049}, tl::kFloat32), variants({500, 1049}, tl::kFloat32)[2].t,
             variants({211, 1049}, tl::kFloat32)[3].t},
            cat_along(0));
   check_op(dev, "cat large along 1",
-           {contiguous_values({1000, 257}, tl::kFloat64), variants({1000, 3}, tl::kFloat64)[3].t,
+           {make_values({1000, 257}, tl::kFloat64), variants({1000, 3}, tl::kFloat64)[3].t,
             variants({1000, 300}, tl::kFloat64)[1].t},
            cat_along(1));
   // More rows than a grid's y or z dimension holds.
   check_op(dev, "cat 70001 rows along 1",
-           {contiguous_values({70001, 1}, tl::kInt32), contiguous_values({70001, 2}, tl::kInt32)},
+           {make_values({70001, 1}, tl::kInt32), make_values({70001, 2}, tl::kInt32)},
            cat_along(1));
   check_op(dev, "stack 3000 small", join_inputs(3000, {3}, -1, tl::kFloat32),
            [](std::vector<Tensor>& in) { return tl::stack(in); });

@@ -21,11 +21,6 @@ using tl::Scalar;
 using tl::Shape;
 using tl::Tensor;
 
-std::string str(const Shape& s) { return s.str(); }
-Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
-  return make_values(s, d, f);
-}
-
 // ---- op tables, generated from the library's op lists ----
 
 // Every row of TL_UNARY_OPS: a new op is covered here without an edit, on the dtypes its row names.
@@ -117,20 +112,20 @@ TL_PARITY_CASE("backend parity: unary ops on large inputs (large)") {
       check_op(
           dev, describe(op.name, tl::kFloat32, {kBig}, v.name), {v.t},
           [&op](std::vector<Tensor>& in) { return op.fn(in[0]); }, math_tol(tl::kFloat32));
-  Tensor d = contiguous_values({kBig}, tl::kFloat64);
+  Tensor d = make_values({kBig}, tl::kFloat64);
   check_op(
       dev, "cos float64 large", {d}, [](std::vector<Tensor>& in) { return tl::cos(in[0]); },
       math_tol(tl::kFloat64));
-  check_op(dev, "neg int64 large", {contiguous_values({kBig}, tl::kInt64)},
+  check_op(dev, "neg int64 large", {make_values({kBig}, tl::kInt64)},
            [](std::vector<Tensor>& in) { return tl::neg(in[0]); });
-  check_op(dev, "logical_not bool large", {contiguous_values({kBig}, tl::kBool)},
+  check_op(dev, "logical_not bool large", {make_values({kBig}, tl::kBool)},
            [](std::vector<Tensor>& in) { return tl::logical_not(in[0]); });
   for (DType h : {tl::kFloat16, tl::kBFloat16})
     for (const UnaryOpCase& op : kUnaryOps)
       check_op(
-          dev, describe(op.name, h, {kBig}, "contiguous"), {contiguous_values({kBig}, h)},
+          dev, describe(op.name, h, {kBig}, "contiguous"), {make_values({kBig}, h)},
           [&op](std::vector<Tensor>& in) { return op.fn(in[0]); }, math_tol(h));
-  check_op(dev, "abs int8 large", {contiguous_values({kBig}, tl::kInt8)},
+  check_op(dev, "abs int8 large", {make_values({kBig}, tl::kInt8)},
            [](std::vector<Tensor>& in) { return tl::abs(in[0]); });
 }
 
@@ -179,7 +174,7 @@ TL_PARITY_CASE("backend parity: binary ops promote mixed dtypes and scalars as o
   const std::vector<Scalar> scalars{Scalar(2), Scalar(-3), Scalar(2.5), Scalar(-0.5), Scalar(true)};
   for (const BinaryOpCase& op : kBinaryOps) {
     for (auto [da, db] : mixed) {
-      Tensor a = variants({7, 33}, da)[2].t, b = contiguous_values({33}, db);
+      Tensor a = variants({7, 33}, da)[2].t, b = make_values({33}, db);
       check_op(
           dev, std::string(op.name) + " " + tl::dtype_name(da) + " with " + tl::dtype_name(db),
           {a, b}, [&op](std::vector<Tensor>& in) { return op.tt(in[0], in[1]); },
@@ -188,8 +183,8 @@ TL_PARITY_CASE("backend parity: binary ops promote mixed dtypes and scalars as o
       check_op(
           dev,
           std::string(op.name) + " " + tl::dtype_name(da) + " with 0-dim " + tl::dtype_name(db),
-          {a, contiguous_values({}, db)},
-          [&op](std::vector<Tensor>& in) { return op.tt(in[0], in[1]); }, math_tol(tl::kFloat32));
+          {a, make_values({}, db)}, [&op](std::vector<Tensor>& in) { return op.tt(in[0], in[1]); },
+          math_tol(tl::kFloat32));
     }
     for (DType d : all_dtypes()) {
       for (const Shape& shape : {Shape{7, 33}, Shape{}}) {
@@ -255,13 +250,13 @@ TL_PARITY_CASE("backend parity: in-place ops write into views, broadcast the oth
         for (const std::string& layout : kViewLayouts) {
           Tensor target = poisoned_view({7, 33}, self, layout);
           // Random values in the view (the sentinel stays around it).
-          target.copy_(contiguous_values({7, 33}, self));
+          target.copy_(make_values({7, 33}, self));
           for (const Shape& so : others) {
             check_op(
                 dev,
                 describe(name, self, {7, 33}, layout) + " other " + tl::dtype_name(other) + " " +
                     str(so),
-                {target, contiguous_values(so, other)},
+                {target, make_values(so, other)},
                 [fn = fn](std::vector<Tensor>& in) {
                   fn(in[0], in[1]);
                   return whole_storage(in[0]);
@@ -282,20 +277,20 @@ TL_PARITY_CASE("backend parity: in-place ops write into views, broadcast the oth
   }
   // Self overlapping the other: rows 1.. += rows ..-1 (reads must see the old values), x += x.t().
   for (DType d : dtypes_of(tl::kNumericDTypes)) {
-    check_op(dev, std::string("overlapping add_ ") + tl::dtype_name(d),
-             {contiguous_values({9, 33}, d)}, [](std::vector<Tensor>& in) {
+    check_op(dev, std::string("overlapping add_ ") + tl::dtype_name(d), {make_values({9, 33}, d)},
+             [](std::vector<Tensor>& in) {
                Tensor x = in[0];
                x.slice(0, 1).add_(x.slice(0, 0, 8));
                return whole_storage(x);
              });
     check_op(dev, std::string("add_ own transpose ") + tl::dtype_name(d),
-             {contiguous_values({17, 17}, d)}, [](std::vector<Tensor>& in) {
+             {make_values({17, 17}, d)}, [](std::vector<Tensor>& in) {
                Tensor x = in[0];
                x.add_(x.t());
                return whole_storage(x);
              });
-    check_op(dev, std::string("mul_ by own row ") + tl::dtype_name(d),
-             {contiguous_values({5, 33}, d)}, [](std::vector<Tensor>& in) {
+    check_op(dev, std::string("mul_ by own row ") + tl::dtype_name(d), {make_values({5, 33}, d)},
+             [](std::vector<Tensor>& in) {
                Tensor x = in[0];
                x.mul_(x[0]);
                return whole_storage(x);

@@ -19,11 +19,6 @@ using tl::Scalar;
 using tl::Shape;
 using tl::Tensor;
 
-std::string str(const Shape& s) { return s.str(); }
-Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
-  return make_values(s, d, f);
-}
-
 // ---- matmul ----
 
 // The layouts of an [r, c] operand a matmul must read: contiguous, offset, sliced (a column
@@ -114,43 +109,43 @@ TL_PARITY_CASE(
       }
     }
     // bmm with a transposed batch operand and with an expanded (stride-0) batch.
-    Tensor a = contiguous_values({6, 3, 4}, d, Fill::Integral);
-    Tensor bt = contiguous_values({6, 5, 4}, d, Fill::Integral).transpose(1, 2);
-    Tensor one = contiguous_values({1, 3, 4}, d, Fill::Integral).expand({6, 3, 4});
+    Tensor a = make_values({6, 3, 4}, d, Fill::Integral);
+    Tensor bt = make_values({6, 5, 4}, d, Fill::Integral).transpose(1, 2);
+    Tensor one = make_values({1, 3, 4}, d, Fill::Integral).expand({6, 3, 4});
     auto bmm = [](std::vector<Tensor>& in) { return tl::bmm(in[0], in[1]); };
     check_op(dev, std::string("bmm transposed b ") + tl::dtype_name(d), {a, bt}, bmm);
     check_op(dev, std::string("bmm expanded a ") + tl::dtype_name(d), {one, bt}, bmm);
     check_op(dev, std::string("bmm transposed a ") + tl::dtype_name(d),
-             {contiguous_values({6, 4, 3}, d, Fill::Integral).transpose(1, 2),
-              contiguous_values({6, 4, 5}, d, Fill::Integral)},
+             {make_values({6, 4, 3}, d, Fill::Integral).transpose(1, 2),
+              make_values({6, 4, 5}, d, Fill::Integral)},
              bmm);
     // A batch larger than a grid's y or z dimension holds, small matrices.
     check_op(dev, std::string("bmm 70000 batches ") + tl::dtype_name(d),
-             {contiguous_values({70000, 2, 3}, d, Fill::Integral),
-              contiguous_values({70000, 3, 2}, d, Fill::Integral)},
+             {make_values({70000, 2, 3}, d, Fill::Integral),
+              make_values({70000, 3, 2}, d, Fill::Integral)},
              bmm);
     check_op(dev, std::string("dot sliced ") + tl::dtype_name(d),
-             {contiguous_values({9}, d, Fill::Integral), variants({9}, d, Fill::Integral)[2].t},
+             {make_values({9}, d, Fill::Integral), variants({9}, d, Fill::Integral)[2].t},
              [](std::vector<Tensor>& in) { return tl::dot(in[0], in[1]); });
   }
   for (DType d : dtypes_of(tl::kFloatingDTypes)) {
     for (Fill f : {Fill::Integral, Fill::Random}) {
       const Tol tol = linear_tol(d, 3, f);
-      Tensor x = contiguous_values({2, 4, 3}, d, f), w = contiguous_values({5, 3}, d, f),
-             b = contiguous_values({5}, d, f);
+      Tensor x = make_values({2, 4, 3}, d, f), w = make_values({5, 3}, d, f),
+             b = make_values({5}, d, f);
       auto linear = [](std::vector<Tensor>& in) { return tl::linear(in[0], in[1], in[2]); };
       check_op(dev, std::string("linear ") + tl::dtype_name(d), {x, w, b}, linear, tol);
       check_op(
           dev, std::string("linear no bias ") + tl::dtype_name(d), {x, w},
           [](std::vector<Tensor>& in) { return tl::linear(in[0], in[1]); }, tol);
       check_op(dev, std::string("linear transposed w ") + tl::dtype_name(d),
-               {x, contiguous_values({3, 5}, d, f).t(), b}, linear, tol);
+               {x, make_values({3, 5}, d, f).t(), b}, linear, tol);
       check_op(dev, std::string("linear 1-D x ") + tl::dtype_name(d),
-               {contiguous_values({3}, d, f), w, b}, linear, tol);
-      check_op(dev, std::string("linear 64x300 ") + tl::dtype_name(d),
-               {contiguous_values({64, 300}, d, f), contiguous_values({70, 300}, d, f),
-                contiguous_values({70}, d, f)},
-               linear, linear_tol(d, 300, f));
+               {make_values({3}, d, f), w, b}, linear, tol);
+      check_op(
+          dev, std::string("linear 64x300 ") + tl::dtype_name(d),
+          {make_values({64, 300}, d, f), make_values({70, 300}, d, f), make_values({70}, d, f)},
+          linear, linear_tol(d, 300, f));
     }
   }
 }

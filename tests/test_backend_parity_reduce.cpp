@@ -20,11 +20,6 @@ using tl::Scalar;
 using tl::Shape;
 using tl::Tensor;
 
-std::string str(const Shape& s) { return s.str(); }
-Tensor contiguous_values(const Shape& s, DType d, Fill f = Fill::Random) {
-  return make_values(s, d, f);
-}
-
 // ---- reductions ----
 
 // The public function of each row of TL_REDUCE_OPS. No default: a row added to the list fails to
@@ -201,7 +196,7 @@ TL_PARITY_CASE("backend parity: reductions of large inputs are exact on integer 
        {std::vector<int64_t>{}, std::vector<int64_t>{0}, std::vector<int64_t>{1}})
     check_reduce(dev, reduce_op("tl::prod"), signs, dims, false, kExact);
   // Integer sums and products wrap in int64 identically in any order.
-  Tensor ints_with_zeros = contiguous_values({300, 700}, tl::kInt64);
+  Tensor ints_with_zeros = make_values({300, 700}, tl::kInt64);
   Variant ints{"int64",
                tl::where(ints_with_zeros == 0, tl::scalar_tensor(3, tl::kInt64), ints_with_zeros)};
   for (const std::vector<int64_t>& dims :
@@ -232,7 +227,7 @@ TL_PARITY_CASE("backend parity: reductions of large random inputs within float t
           if (std::string(op.name) != "tl::prod") check_reduce(dev, op, v, dims, false, tol);
       }
     }
-    Variant flat{"flat", contiguous_values({kBig}, d)};
+    Variant flat{"flat", make_values({kBig}, d)};
     check_reduce(dev, reduce_op("tl::sum"), flat, {}, false, sum_tol(d, kBig));
     check_reduce(dev, reduce_op("tl::mean"), flat, {}, false, sum_tol(d, kBig));
     check_arg(dev, flat, std::nullopt, false);

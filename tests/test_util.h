@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -173,6 +175,32 @@ void check_throws(const std::function<void()>& fn, const std::string& needle) {
     CHECK(std::string(e.what()).find(needle) != std::string::npos);
   }
   CHECK_MESSAGE(thrown, "expected an exception mentioning " << needle);
+}
+
+// The bit patterns of every element of t (any device, any layout), row-major.
+inline std::vector<uint64_t> bits_of(const tl::Tensor& t) {
+  tl::Tensor h = t.cpu().contiguous();
+  std::vector<uint64_t> out(static_cast<size_t>(h.numel()), 0);
+  const char* p = static_cast<const char*>(h.data_ptr());
+  for (size_t i = 0; i < out.size(); ++i)
+    std::memcpy(&out[i], p + i * h.element_size(), h.element_size());
+  return out;
+}
+
+// Whether bit pattern b is a NaN of float dtype d (false for other dtypes).
+inline bool is_nan_bits(uint64_t b, tl::DType d) {
+  switch (d) {
+    case tl::kFloat16:
+      return (b & 0x7C00) == 0x7C00 && (b & 0x3FF) != 0;
+    case tl::kBFloat16:
+      return (b & 0x7F80) == 0x7F80 && (b & 0x7F) != 0;
+    case tl::kFloat32:
+      return (b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu) != 0;
+    case tl::kFloat64:
+      return (b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && (b & 0xFFFFFFFFFFFFFull) != 0;
+    default:
+      return false;
+  }
 }
 
 }  // namespace tl_test
