@@ -21,49 +21,32 @@ struct V {
 };
 
 // Floating dtypes keep their values in V::f (already rounded to the dtype).
-inline bool is_float(DType d) {
-  return d == tl::kFloat32 || d == tl::kFloat64 || d == tl::kFloat16 || d == tl::kBFloat16;
-}
-inline bool is_half(DType d) { return d == tl::kFloat16 || d == tl::kBFloat16; }
+inline bool is_float(DType d) { return tl::is_floating_point(d); }
+inline bool is_half(DType d) { return tl::is_reduced_float(d); }
 inline bool is_int(DType d) { return !is_float(d) && d != tl::kBool; }
 
-// The range of an integer dtype.
+// The range of an integer dtype (int64's for any other).
 inline int64_t int_lo(DType d) {
-  switch (d) {
-    case tl::kUInt8:
-      return 0;
-    case tl::kInt8:
-      return INT8_MIN;
-    case tl::kInt16:
-      return INT16_MIN;
-    case tl::kInt32:
-      return INT32_MIN;
-    default:
-      return INT64_MIN;
-  }
+  if (!is_int(d)) return INT64_MIN;
+  return tl::dispatch_dtype<tl::kIntegralDTypes>(
+      d, []<typename T>() { return static_cast<int64_t>(std::numeric_limits<T>::min()); });
 }
 inline int64_t int_hi(DType d) {
-  switch (d) {
-    case tl::kUInt8:
-      return UINT8_MAX;
-    case tl::kInt8:
-      return INT8_MAX;
-    case tl::kInt16:
-      return INT16_MAX;
-    case tl::kInt32:
-      return INT32_MAX;
-    default:
-      return INT64_MAX;
-  }
+  if (!is_int(d)) return INT64_MAX;
+  return tl::dispatch_dtype<tl::kIntegralDTypes>(
+      d, []<typename T>() { return static_cast<int64_t>(std::numeric_limits<T>::max()); });
 }
 
 // Rounds a value to a floating dtype: float32 by a cast; float16 / bfloat16 through float, as
 // every conversion to them does (tl::Half and tl::BFloat16 round to nearest even).
 inline double round_float(double f, DType d) {
-  if (d == tl::kFloat32) return static_cast<float>(f);
-  if (d == tl::kFloat16) return static_cast<float>(tl::Half(static_cast<float>(f)));
-  if (d == tl::kBFloat16) return static_cast<float>(tl::BFloat16(static_cast<float>(f)));
-  return f;
+  if (!is_float(d)) return f;
+  return tl::dispatch_dtype<tl::kFloatingDTypes>(d, [f]<typename T>() {
+    if constexpr (tl::is_reduced_float_v<T>)
+      return static_cast<double>(static_cast<float>(T(static_cast<float>(f))));
+    else
+      return static_cast<double>(static_cast<T>(f));
+  });
 }
 
 inline int64_t numel_of(const Dims& s) {

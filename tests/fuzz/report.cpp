@@ -7,54 +7,27 @@
 namespace fuzz {
 namespace {
 
-const char* ctype(DType d) {
+// The C++ element type and the dtype constant, as a repro spells them (from the dtype list).
+std::string ctype(DType d) {
   switch (d) {
-    case tl::kBool:
-      return "bool";
-    case tl::kInt32:
-      return "int32_t";
-    case tl::kInt64:
-      return "int64_t";
-    case tl::kFloat32:
-      return "float";
-    case tl::kUInt8:
-      return "uint8_t";
-    case tl::kInt8:
-      return "int8_t";
-    case tl::kInt16:
-      return "int16_t";
-    case tl::kFloat16:
-      return "tl::Half";
-    case tl::kBFloat16:
-      return "tl::BFloat16";
-    default:
-      return "double";
+#define TL_FUZZ_CTYPE(e, T, name, kind) \
+  case tl::DType::e:                    \
+    return tl::is_reduced_float(d) ? "tl::" #T : #T;
+    TL_DTYPES(TL_FUZZ_CTYPE)
+#undef TL_FUZZ_CTYPE
   }
+  return "?";
 }
 
-const char* dtype_const(DType d) {
+std::string dtype_const(DType d) {
   switch (d) {
-    case tl::kBool:
-      return "tl::kBool";
-    case tl::kInt32:
-      return "tl::kInt32";
-    case tl::kInt64:
-      return "tl::kInt64";
-    case tl::kFloat32:
-      return "tl::kFloat32";
-    case tl::kUInt8:
-      return "tl::kUInt8";
-    case tl::kInt8:
-      return "tl::kInt8";
-    case tl::kInt16:
-      return "tl::kInt16";
-    case tl::kFloat16:
-      return "tl::kFloat16";
-    case tl::kBFloat16:
-      return "tl::kBFloat16";
-    default:
-      return "tl::kFloat64";
+#define TL_FUZZ_CONST(e, T, name, kind) \
+  case tl::DType::e:                    \
+    return "tl::k" #e;
+    TL_DTYPES(TL_FUZZ_CONST)
+#undef TL_FUZZ_CONST
   }
+  return "?";
 }
 
 std::string list(const Dims& d) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <sstream>
+#include <type_traits>
 
 namespace fuzz {
 namespace {
@@ -39,40 +40,21 @@ Built build_input(const Input& in, tl::Device device) {
   void* p = base.data_ptr();
   for (size_t i = 0; i < in.values.size(); ++i) {
     const V& v = in.values[i];
-    switch (in.dtype) {
-      case tl::kBool: {
-        uint8_t b = in.bool_bytes.empty() ? static_cast<uint8_t>(v.i != 0) : in.bool_bytes[i];
-        std::memcpy(static_cast<uint8_t*>(p) + i, &b, 1);
-        break;
+    tl::dispatch_dtype(in.dtype, [&]<typename T>() {
+      if constexpr (std::is_same_v<T, bool>) {  // the raw byte, which may be other than 0 or 1
+        const uint8_t b = in.bool_bytes.empty() ? static_cast<uint8_t>(v.i != 0) : in.bool_bytes[i];
+        std::memcpy(static_cast<char*>(p) + i, &b, 1);
+      } else {
+        T x;
+        if constexpr (tl::is_reduced_float_v<T>)  // float16 values already: exact
+          x = T(static_cast<float>(v.f));
+        else if constexpr (tl::is_floating_v<T>)
+          x = static_cast<T>(v.f);
+        else
+          x = static_cast<T>(v.i);
+        std::memcpy(static_cast<char*>(p) + i * sizeof(T), &x, sizeof(T));
       }
-      case tl::kInt32:
-        static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v.i);
-        break;
-      case tl::kInt64:
-        static_cast<int64_t*>(p)[i] = v.i;
-        break;
-      case tl::kFloat32:
-        static_cast<float*>(p)[i] = static_cast<float>(v.f);
-        break;
-      case tl::kFloat64:
-        static_cast<double*>(p)[i] = v.f;
-        break;
-      case tl::kUInt8:
-        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v.i);
-        break;
-      case tl::kInt8:
-        static_cast<int8_t*>(p)[i] = static_cast<int8_t>(v.i);
-        break;
-      case tl::kInt16:
-        static_cast<int16_t*>(p)[i] = static_cast<int16_t>(v.i);
-        break;
-      case tl::kFloat16:  // the generator's values are float16 values already: exact
-        static_cast<tl::Half*>(p)[i] = tl::Half(static_cast<float>(v.f));
-        break;
-      case tl::kBFloat16:
-        static_cast<tl::BFloat16*>(p)[i] = tl::BFloat16(static_cast<float>(v.f));
-        break;
-    }
+    });
   }
   if (device.is_cuda()) base = base.to(device);
   Built b{base, base};
@@ -91,62 +73,20 @@ HostArray read_tensor(const tl::Tensor& t0) {
   for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
     const char* p = base + offset_of(g, idx) * static_cast<int64_t>(es);
     V& v = a.v[flat];
-    switch (t.dtype()) {
-      case tl::kBool: {
+    tl::dispatch_dtype(t.dtype(), [&]<typename T>() {
+      if constexpr (std::is_same_v<T, bool>) {  // the raw byte
         uint8_t b;
         std::memcpy(&b, p, 1);
         v.i = b;
-        break;
+      } else {
+        T x;
+        std::memcpy(&x, p, sizeof(T));
+        if constexpr (tl::is_floating_v<T>)
+          v.f = static_cast<double>(static_cast<tl::compute_t<T>>(x));
+        else
+          v.i = static_cast<int64_t>(x);
       }
-      case tl::kInt32: {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        v.i = x;
-        break;
-      }
-      case tl::kInt64:
-        std::memcpy(&v.i, p, 8);
-        break;
-      case tl::kFloat32: {
-        float x;
-        std::memcpy(&x, p, 4);
-        v.f = x;
-        break;
-      }
-      case tl::kFloat64:
-        std::memcpy(&v.f, p, 8);
-        break;
-      case tl::kUInt8: {
-        uint8_t x;
-        std::memcpy(&x, p, 1);
-        v.i = x;
-        break;
-      }
-      case tl::kInt8: {
-        int8_t x;
-        std::memcpy(&x, p, 1);
-        v.i = x;
-        break;
-      }
-      case tl::kInt16: {
-        int16_t x;
-        std::memcpy(&x, p, 2);
-        v.i = x;
-        break;
-      }
-      case tl::kFloat16: {
-        tl::Half x;
-        std::memcpy(&x, p, 2);
-        v.f = static_cast<float>(x);
-        break;
-      }
-      case tl::kBFloat16: {
-        tl::BFloat16 x;
-        std::memcpy(&x, p, 2);
-        v.f = static_cast<float>(x);
-        break;
-      }
-    }
+    });
   });
   return a;
 }
