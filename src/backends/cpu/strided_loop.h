@@ -26,9 +26,13 @@ class StridedLoop {
                         : const_cast<char*>(static_cast<const char*>(values[k]));
     numel_ = shape.numel();
     int64_t st[N][kMaxDims];
+    // Extent-1 dims are dropped by coalesce_dims; their stride may be anything (as_strided), so
+    // it is not scaled to bytes, where it could overflow.
     for (int64_t d = 0; d < shape.size(); ++d)
       for (int k = 0; k < N; ++k)
-        st[k][d] = ops[k] ? ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size()) : 0;
+        st[k][d] = ops[k] && shape[d] != 1
+                       ? ops[k]->strides()[d] * static_cast<int64_t>(ops[k]->element_size())
+                       : 0;
     ndim_ = coalesce_dims<N>(shape.size(), shape.data(), st, shape_, strides_);
     if (ndim_ == 0) {  // a single element
       shape_[0] = 1;
