@@ -771,3 +771,60 @@ TEST_CASE(
   }
 #endif
 }
+
+// ---- split reductions ----
+
+TEST_CASE("cuda runtime: split reductions give the same bits on every run and stream") {
+  TL_TEST_REQUIRE_CUDA();
+  // Each is big enough to be split over blocks, whose last block to finish folds the partials:
+  // one output; a few outputs each in its own block; outputs side by side in one block (their
+  // partials share cache lines); an arg reduction with many ties; a half sum (bench row H3).
+  struct Case {
+    const char* name;
+    Tensor input;  // on the CPU
+    std::function<Tensor(const Tensor&)> op;
+  };
+  const std::vector<Case> cases{
+      {"sum of 4M float32", random_tensor({int64_t{1} << 22}),
+       [](const Tensor& t) { return t.sum(); }},
+      {"sum over dim 1 of [6, 512K] float32", random_tensor({6, int64_t{1} << 19}),
+       [](const Tensor& t) { return tl::sum(t, {1}); }},
+      {"mean over dim 0 of [256K, 40] float64", random_tensor({int64_t{1} << 18, 40}, tl::kFloat64),
+       [](const Tensor& t) { return tl::mean(t, {0}); }},
+      {"argmax of 4M int32 with ties", random_tensor({int64_t{1} << 22}, tl::kInt32),
+       [](const Tensor& t) { return tl::argmax(t); }},
+      {"argmin over dim 0 of [128K, 40] int16", random_tensor({int64_t{1} << 17, 40}, tl::kInt16),
+       [](const Tensor& t) { return tl::argmin(t, 0); }},
+      {"sum of 4M float16", random_tensor({int64_t{1} << 22}, tl::kFloat16),
+       [](const Tensor& t) { return t.sum(); }},
+  };
+  const Stream streams[2] = {Stream::create(), Stream::create()};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Tensor expected = c.op(c.input);
+    const Tensor on_gpu = c.input.to(kCuda);
+    tl::cuda::synchronize();
+    // Launches alternate between two streams without waiting, so they may overlap on the GPU.
+    std::vector<Tensor> results;
+    for (int run = 0; run < 8; ++run) {
+      StreamGuard guard(streams[run % 2]);
+      results.push_back(c.op(on_gpu));
+    }
+    tl::cuda::synchronize();
+    const std::vector<uint64_t> first = bits_of(results[0]);
+    for (const Tensor& r : results) CHECK(bits_of(r) == first);
+    // Against the CPU: exact for arg reductions, within float rounding of the sum's terms.
+    CHECK(results[0].dtype() == expected.dtype());
+    const std::vector<double> got = values_of(results[0]);
+    const std::vector<double> want = values_of(expected);
+    REQUIRE(got.size() == want.size());
+    const bool integral = !tl::is_floating_point(expected.dtype());
+    const double tolerance = expected.dtype() == tl::kFloat16 ? 4.0 : 1e-2;  // |sum| ~ 1e3
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (integral)
+        CHECK(got[i] == want[i]);
+      else
+        CHECK(std::abs(got[i] - want[i]) <= tolerance);
+    }
+  }
+}

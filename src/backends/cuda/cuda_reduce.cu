@@ -1,10 +1,13 @@
 // Reductions (sum, prod, mean, max, min, all, any) and arg reductions (argmax, argmin) on CUDA:
 // the host plans the problem as coalesced kept x reduced dims, picks the kernel's thread layout
-// and, for big reductions with few outputs, a split into slices plus a second pass. Everything is
-// enqueued on the current stream; no atomics, so results are the same on every run.
+// and, for big reductions with few outputs, a split into slices that the last slice to finish
+// folds. Everything is enqueued on the current stream, one launch per reduction; the only atomic
+// counts arrivals, so results are the same on every run.
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "backends/cuda/cuda_internal.h"
 #include "backends/cuda/cuda_kernels.h"
@@ -33,6 +36,31 @@ int multiprocessor_count(int device) {
   return n;
 }
 
+// Zeroed arrival counters of split reductions (cuda_reduce_kernel.cuh), one set per (device,
+// stream): launches on one stream run in order and each leaves its counters at zero, but launches
+// on two streams may overlap. Made once per stream and kept, like the library's streams.
+unsigned* arrival_counters(int device, cudaStream_t stream, int sms) {
+  struct Entry {
+    int device;
+    cudaStream_t stream;
+    unsigned* counters;
+  };
+  thread_local Entry t_last{-1, nullptr, nullptr};
+  if (t_last.device == device && t_last.stream == stream) return t_last.counters;
+  static std::mutex mutex;
+  static std::vector<Entry> entries;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const Entry& e : entries)
+    if (e.device == device && e.stream == stream) return (t_last = e).counters;
+  const size_t bytes = static_cast<size_t>(max_split_output_blocks(sms)) * sizeof(unsigned);
+  void* counters = nullptr;
+  TL_CUDA_CHECK(cudaMalloc(&counters, bytes));
+  // On the stream itself, so the first launch that counts is ordered after the zeroing.
+  TL_CUDA_CHECK(cudaMemsetAsync(counters, 0, bytes, stream));
+  entries.push_back(Entry{device, stream, static_cast<unsigned*>(counters)});
+  return (t_last = entries.back()).counters;
+}
+
 // Runs the shared functor F (backends/math/reduce_ops.h) over the plan.
 template <typename F>
 void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
@@ -54,7 +82,7 @@ void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
   const In* src = typed_ptr<const In>(in);
   Out* dst = typed_ptr<Out>(out);
   if (!p.to_partial) {
-    reduce_kernel<Op><<<launch.grid, launch.block, 0, s>>>(p, src, dst, nullptr);
+    reduce_kernel<Op><<<launch.grid, launch.block, 0, s>>>(p, src, dst, nullptr, nullptr);
     check_launch(s, "reduce_kernel");
     return;
   }
@@ -63,12 +91,12 @@ void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
   // int64 elements: the scratch is 8-byte aligned for every accumulator type.
   Tensor scratch = make_tensor(Shape{ceil_div(bytes, 8)}, kInt64, out.device());
   Acc* partial = static_cast<Acc*>(scratch.data_ptr());
-  reduce_kernel<Op><<<launch.grid, launch.block, 0, s>>>(p, src, dst, partial);
+  // configure() splits only while the output blocks fit the counters.
+  if (launch.grid.x > max_split_output_blocks(sms))
+    fail<Error>(name, "internal: split reduction over ", launch.grid.x, " output blocks");
+  unsigned* arrivals = arrival_counters(device, s, sms);
+  reduce_kernel<Op><<<launch.grid, launch.block, 0, s>>>(p, src, dst, partial, arrivals);
   check_launch(s, "reduce_kernel");
-  ReducePlan q = partials_plan(p, splits);
-  const Launch second = configure(q, sizeof(Acc), false, sms);
-  reduce_kernel<Partial><<<second.grid, second.block, 0, s>>>(q, partial, dst, nullptr);
-  check_launch(s, "reduce_kernel (partials)");
 }
 
 }  // namespace

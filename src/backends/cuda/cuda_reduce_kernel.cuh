@@ -7,12 +7,15 @@
 //    the x threads of a warp read adjacent outputs of one reduced row.
 // Lanes fold into per-thread accumulators, then a fixed tree (shuffles, shared memory) combines
 // them. A big reduction with few outputs also splits its reduced range over blockIdx.y: each slice
-// writes a partial accumulator and a second launch (the op's Partial) folds them in order.
+// writes a partial accumulator, and the last slice to finish (counted by an arrival counter per
+// output block) folds them all in slice order with the op's Partial. Which block is last varies;
+// what it computes does not, so results are the same on every run and need one launch, not two.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "backends/cuda/cuda_reduce_ops.cuh"
@@ -212,10 +215,60 @@ __device__ __forceinline__ typename Op::Acc combine_y(typename Op::Acc acc,
   return ty == 0 ? shared[tx] : acc;
 }
 
+// Reads a partial written by another block of this launch: from L2 (ld.global.cg), as the L1 of
+// this SM may hold an older copy of the line (loaded by a block that folded a neighbouring output).
+template <typename V>
+__device__ __forceinline__ V load_from_l2(const V* p) {
+  if constexpr (IsArgAcc<V>::value) {
+    return V{load_from_l2(&p->value), load_from_l2(&p->index)};
+  } else {
+    static_assert(sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8);
+    using Bits = std::conditional_t<
+        sizeof(V) == 1, unsigned char,
+        std::conditional_t<sizeof(V) == 2, unsigned short,
+                           std::conditional_t<sizeof(V) == 4, unsigned, unsigned long long>>>;
+    const Bits bits = __ldcg(reinterpret_cast<const Bits*>(p));
+    V v;
+    memcpy(&v, &bits, sizeof(V));
+    return v;
+  }
+}
+
+// After every slice of a split reduction wrote its partials of one output block, the last block
+// to arrive folds them into out and resets the block's arrival counter for the next launch on
+// this stream (launches on one stream never overlap; each stream has its own counters). The
+// fences are the classic pattern: partials are visible device-wide before an arrival is counted,
+// and the last block reads them only after it saw every arrival. Every thread must call it.
+template <typename Op>
+__device__ __forceinline__ void fold_if_last(const ReducePlan& p, const typename Op::Acc* partial,
+                                             typename Op::Out* out, unsigned* arrival, int64_t o,
+                                             int lane, int lanes, typename Op::Acc* shared) {
+  using Partial = typename Op::Partial;
+  using Acc = typename Op::Acc;
+  __shared__ bool last;
+  __syncthreads();  // the block's partials are written
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    __threadfence();
+    last = atomicAdd(arrival, 1u) == gridDim.y - 1;
+    if (last) *arrival = 0;
+  }
+  __syncthreads();
+  if (!last) return;  // the same for the whole block
+  __threadfence();
+  Acc acc = Partial::identity();
+  if (o < p.n_out)
+    for (int64_t s = lane; s < gridDim.y; s += lanes)
+      acc = Partial::step(acc, load_from_l2(partial + s * p.n_out + o), s);
+  acc = p.inner ? combine_x<Partial>(acc, shared) : combine_y<Partial>(acc, shared);
+  if (lane == 0 && o < p.n_out) out[o] = Partial::finalize(acc, p.mean_divisor);
+}
+
+// arrivals: p.to_partial only, one zeroed counter per output block (blockIdx.x's loop included).
 template <typename Op>
 __global__ void __launch_bounds__(kMaxThreads)
     reduce_kernel(const __grid_constant__ ReducePlan p, const typename Op::In* __restrict__ in,
-                  typename Op::Out* __restrict__ out, typename Op::Acc* __restrict__ partial) {
+                  typename Op::Out* __restrict__ out, typename Op::Acc* partial,
+                  unsigned* arrivals) {
   using Acc = typename Op::Acc;
   __shared__ Acc shared[kMaxThreads];
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -230,12 +283,12 @@ __global__ void __launch_bounds__(kMaxThreads)
     const int64_t o = ob * per_block + slot;
     Acc acc = o < p.n_out ? fold_output<Op>(p, in, o, rb, re, lane, lanes) : Op::identity();
     acc = p.inner ? combine_x<Op>(acc, shared) : combine_y<Op>(acc, shared);
-    if (lane == 0 && o < p.n_out) {
-      if (p.to_partial)
-        partial[static_cast<int64_t>(blockIdx.y) * p.n_out + o] = acc;
-      else
-        out[o] = Op::finalize(acc, p.mean_divisor);
+    if (!p.to_partial) {
+      if (lane == 0 && o < p.n_out) out[o] = Op::finalize(acc, p.mean_divisor);
+      continue;
     }
+    if (lane == 0 && o < p.n_out) partial[static_cast<int64_t>(blockIdx.y) * p.n_out + o] = acc;
+    fold_if_last<Op>(p, partial, out, arrivals + ob, o, lane, lanes, shared);
   }
 }
 

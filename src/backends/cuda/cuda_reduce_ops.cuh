@@ -40,7 +40,7 @@ struct SharedFold<reduce_ops::ArgOp<T, kMax>> {
   using type = reduce_ops::ArgOp<compute_t<T>, kMax>;
 };
 
-// Folds F's accumulators: the second pass of a split reduction.
+// Folds F's accumulators: the last block of a split reduction folds the slices' partials with it.
 template <typename F>
 struct PartialOp {
   using In = typename F::Acc;

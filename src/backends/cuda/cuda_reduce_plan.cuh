@@ -83,6 +83,11 @@ inline uint64_t distance(const Dims& d) {
   return s == 0 ? UINT64_MAX : static_cast<uint64_t>(std::abs(s));
 }
 
+// Blocks per SM that a launch aims to fill; a reduction is split only while its output blocks are
+// fewer than sms * this, so that also bounds the arrival counters a split launch needs.
+constexpr int64_t kBlocksPerSm = 16;
+inline int64_t max_split_output_blocks(int sms) { return int64_t{sms} * kBlocksPerSm; }
+
 struct Launch {
   dim3 grid, block;
 };
@@ -108,7 +113,7 @@ inline Launch configure(ReducePlan& p, size_t elem_size, bool allow_split, int s
   const int64_t lanes = p.inner ? bx : by;
   // Blocks that fill every SM once; fewer output blocks than that leave the GPU idle unless
   // the reduced range is split too.
-  const int64_t target = int64_t{sms} * std::min<int64_t>(2048 / threads, 16);
+  const int64_t target = int64_t{sms} * std::min<int64_t>(2048 / threads, kBlocksPerSm);
   int64_t splits = 1;
   if (allow_split && out_blocks < target)
     splits = std::max<int64_t>(
@@ -123,17 +128,6 @@ inline Launch configure(ReducePlan& p, size_t elem_size, bool allow_split, int s
   const int64_t grid_x = std::min<int64_t>(out_blocks, INT32_MAX);  // the kernel loops past it
   return {dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(splits)),
           dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by))};
-}
-
-// The second pass of a split reduction: partial[slice][output] reduced over slices.
-inline ReducePlan partials_plan(const ReducePlan& first, int64_t splits) {
-  ReducePlan q{};
-  if (first.n_out > 1) push(q.kept, first.n_out, 1);
-  push(q.red, splits, first.n_out);
-  q.n_out = first.n_out;
-  q.n_red = splits;
-  q.mean_divisor = first.mean_divisor;
-  return q;
 }
 
 }  // namespace tensorlet::cuda::reduction
