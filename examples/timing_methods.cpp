@@ -145,6 +145,6 @@ int main() {
                     "if every run paid them.");
 
   std::printf("\nFull Timer measurement:\n");
-  std::cout << m << "\n";
+  std::cout << m;
   return 0;
 }

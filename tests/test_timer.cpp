@@ -187,6 +187,10 @@ TEST_CASE("timer: Measurement prints like PyTorch's repr") {
   CHECK(contains(os3.str(), "  Median: 2.00 ms\n  3 measurements, 10 runs per measurement"));
   CHECK_FALSE(contains(os3.str(), "IQR:"));
   CHECK(contains(os3.str(), "WARNING: Interquartile range is 50.0%"));
+  // The printed form ends its line, so what follows it starts on a line of its own.
+  CHECK(os3.str().back() == '\n');
+  CHECK(os1.str().back() == '\n');
+  CHECK(os1.str().find("\n\n") == std::string::npos);
 }
 
 TEST_CASE("timer: blocked_autorange grows the block for a cheap function") {

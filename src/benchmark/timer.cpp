@@ -196,7 +196,8 @@ std::ostream& operator<<(std::ostream& os, const Measurement& m) {
      << m.num_threads << " thread" << (m.num_threads == 1 ? "" : "s");
   if (m.device.is_cuda()) os << ", " << m.device << " (synchronized around each block)";
   for (const std::string& w : m.warnings()) os << "\n" << w;
-  return os;
+  // The form ends its line (torch's repr leaves that to print), so `os << m << compare` reads.
+  return os << '\n';
 }
 
 // ---- Timer ------------------------------------------------------------------------------------

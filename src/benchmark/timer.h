@@ -87,7 +87,7 @@ struct Measurement {
   std::string row_name() const;
 };
 
-// Prints like PyTorch's Measurement repr:
+// Prints like PyTorch's Measurement repr, ending its line (print() adds that in Python):
 //   <tl::bench::Measurement>
 //   label: sub_label
 //     description

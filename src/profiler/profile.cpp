@@ -6,6 +6,7 @@
 
 #include "profiler/export.h"
 #include "profiler/recorder.h"
+#include "backends/cuda/cuda.h"
 #include "core/error.h"
 
 namespace tensorlet::profiler {
@@ -37,15 +38,30 @@ void check_options(const ProfileOptions& o) {
                 " warmup=", s.warmup, " active=", s.active, " repeat=", s.repeat);
 }
 
+// Why no GPU time can be recorded in this process at all ("" when it can).
+std::string why_no_cuda() {
+#if defined(TL_WITH_CUDA)
+  return tensorlet::cuda::is_available() ? "" : "no CUDA device";
+#else
+  return "this build of tensorlet has no CUDA backend";
+#endif
+}
+
 }  // namespace
 
 struct Profile::State {
   explicit State(ProfileOptions o) : options(std::move(o)), session(options) {
     has_cuda = std::find(options.activities.begin(), options.activities.end(), Activity::CUDA) !=
                options.activities.end();
+    if (!has_cuda) return;
     // Until a recording says how GPU time was measured, the table says why its CUDA columns
-    // are empty rather than showing zeros as if measured.
-    if (has_cuda) cuda_note = "CUDA activity not recorded yet (CPU events only)";
+    // are empty rather than showing zeros as if measured; where none can ever be measured it
+    // has no CUDA columns at all.
+    cuda_note = "CUDA activity not recorded yet (CPU events only)";
+    if (const std::string why = why_no_cuda(); !why.empty()) {
+      has_cuda = false;
+      cuda_note = "CUDA activity not recorded: " + why + " (CPU events only)";
+    }
   }
   ProfileOptions options;
   detail::Session session;
