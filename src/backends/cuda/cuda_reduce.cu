@@ -54,6 +54,7 @@ unsigned* arrival_counters(int device, cudaStream_t stream, int sms) {
     if (e.device == device && e.stream == stream) return (t_last = e).counters;
   const size_t bytes = static_cast<size_t>(max_split_output_blocks(sms)) * sizeof(unsigned);
   void* counters = nullptr;
+  OnDevice on_device(device);  // cudaMalloc allocates on the current device
   TL_CUDA_CHECK(cudaMalloc(&counters, bytes));
   // On the stream itself, so the first launch that counts is ordered after the zeroing.
   TL_CUDA_CHECK(cudaMemsetAsync(counters, 0, bytes, stream));
