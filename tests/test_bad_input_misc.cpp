@@ -205,3 +205,28 @@ TEST_CASE("bad input: CUDA requested from a build without CUDA names the user's 
       TL_BAD(tl::Error, "[tl::randn_like] ", "undefined", tl::randn_like(tl::Tensor())),
   });
 }
+
+TEST_CASE("bad input: CUDA device queries") {
+  // A device index that names no device is refused in every build (without CUDA, or without a
+  // device, for that reason instead).
+  run_bad_inputs({
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "",
+             tl::cuda::get_device_properties(127)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "",
+             tl::cuda::get_device_properties(-2)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "", tl::cuda::mem_get_info(127)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "", tl::cuda::mem_get_info(-2)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::get_device_properties] ", "cuda:127",
+                  tl::cuda::get_device_properties(127)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::mem_get_info] ", "cuda:-2",
+                  tl::cuda::mem_get_info(-2)),
+  });
+  if (tl::cuda::is_available()) return;
+  // No usable device: even the current device cannot be described; the message says why.
+  run_bad_inputs({
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "CUDA",
+             tl::cuda::get_device_properties()),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "CUDA", tl::cuda::mem_get_info()),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "CUDA", tl::cuda::mem_get_info(0)),
+  });
+}
