@@ -262,6 +262,9 @@ TEST_CASE("bad input: nn::Linear") {
              Linear(3, 2).forward({tl::ones({2, 3}), tl::ones({3})}, tl::ones({1, 3}))),
       TL_BAD(tl::Error, "[tl::nn::Linear::forward] ", "undefined",
              Linear(3, 2).forward({tl::ones({2, 3}), tl::Tensor()}, tl::ones({1, 3}))),
+      // A module on a device that does not exist.
+      TL_BAD(tl::DeviceError, "[tl::DataParallel] ", "cuda:127",
+             tl::DataParallel(Linear(3, 2), {tl::Device::cuda(127)})),
       TL_BAD_CUDA(tl::DeviceError, "[tl::nn::Linear::forward] ", "cuda:0",
                   Linear(3, 2)(tl::ones({2, 3}, kCuda))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::nn::Linear::forward] ", "cpu",

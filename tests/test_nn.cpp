@@ -1,6 +1,6 @@
 // tl::nn::Linear against its definition x W^T + b (random inputs of several ranks, with and without
-// bias), its initialisation range and seeding, parameters shared with the layer, device moves and
-// printing.
+// bias), its initialisation range and seeding, parameters shared with the layer, device moves,
+// printing, and tl::DataParallel wrapping the layer (CPU shards; every GPU when there are some).
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -114,4 +114,48 @@ TEST_CASE("nn::Linear: parameters share storage; to() moves in place and returns
   CHECK(net.bias()->device() == Device::cuda(0));
   CHECK(tl::allclose(net(x.cuda()).cpu(), on_cpu, 1e-5, 1e-6));
   CHECK(net.cpu().device() == Device::cpu());
+}
+
+TEST_CASE("nn::Linear in tl::DataParallel: the same output as the layer, printed as torch does") {
+  tl::manual_seed(21);
+  const nn::Linear net(10, 1, true, tl::kFloat64);
+  for (const std::vector<Device>& devices :
+       {std::vector<Device>{}, std::vector<Device>{Device::cpu(), Device::cpu()}}) {
+    tl::DataParallel model =
+        devices.empty() ? tl::DataParallel(net) : tl::DataParallel(net, devices);
+    INFO(model.devices().size() << " replicas on " << model.devices()[0]);
+    CHECK(printed(model) ==
+          "DataParallel(\n  (module): Linear(in_features=10, out_features=1, bias=True)\n)");
+    CHECK(model.params().size() == 2);
+    for (int64_t rows : {1, 7, 64, 0}) {
+      const Tensor batch = tl::randn({rows, 10}, tl::kFloat64);
+      const Tensor got = model(batch);
+      CHECK(got.shape() == tl::Shape{rows, 1});
+      CHECK(tl::allclose(got.cpu(), net(batch), 1e-12, 1e-12));
+    }
+  }
+  // A function has no printed form.
+  const tl::DataParallel fn(
+      [](const std::vector<Tensor>& p, const Tensor& x) { return tl::matmul(x, p[0]); },
+      {tl::ones({2, 2})}, {Device::cpu()});
+  CHECK(printed(fn) == "DataParallel(\n  (module): <function>\n)");
+  // The layer's checks run on every replica: a wrong width names the layer.
+  tl::DataParallel model(net, {Device::cpu(), Device::cpu()});
+  CHECK_THROWS_WITH_AS(model(tl::randn({4, 9}, tl::kFloat64)),
+                       doctest::Contains("[tl::nn::Linear::forward]"), tl::ShapeError);
+}
+
+TEST_CASE("nn::Linear in tl::DataParallel on every GPU") {
+  TL_TEST_REQUIRE_CUDA();
+  tl::manual_seed(22);
+  nn::Linear net(10, 1);
+  const Tensor batch = tl::randn({33, 10});
+  const Tensor want = net(batch);
+  net.cuda();
+  tl::DataParallel model(net);
+  CHECK(model.devices().size() == static_cast<size_t>(tl::cuda::device_count()));
+  CHECK(model.output_device() == Device::cuda(0));
+  const Tensor got = model(batch.cuda());
+  CHECK(got.device() == Device::cuda(0));
+  CHECK(tl::allclose(got.cpu(), want, 1e-5, 1e-6));
 }
