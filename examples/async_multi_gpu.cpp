@@ -4,15 +4,81 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <tensorlet.h>
+
+#include "chart.h"
 namespace tl = tensorlet;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tl_example::Span;
+
+double ms_since(Clock::time_point origin) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - origin).count();
+}
+
+// ---- the devices, as nvidia-smi lists them ------------------------------------------------------
+
+void list_devices(int gpus) {
+  if (gpus == 0) {
+    std::printf(
+        "nvidia-smi (the notebook's `! nvidia-smi`): no CUDA device to list. On a GPU machine\n"
+        "this prints each device's name, memory used / total (tl::cuda::mem_get_info), SM count\n"
+        "and compute capability (tl::cuda::get_device_properties).\n\n");
+    return;
+  }
+  std::printf("The devices, as nvidia-smi lists them (the notebook's `! nvidia-smi`):\n");
+  const char* rule =
+      "+------------------------------------------------------------------------------+\n";
+  std::printf(
+      "%s| GPU  Name                              Memory-Usage          SMs  Capability |\n%s",
+      rule, rule);
+  for (int d = 0; d < gpus; ++d) {
+    const tl::cuda::DeviceProperties p = tl::cuda::get_device_properties(d);
+    const auto [free, total] = tl::cuda::mem_get_info(d);
+    const double mib = 1024.0 * 1024.0;
+    char usage[48];
+    std::snprintf(usage, sizeof usage, "%.0fMiB / %.0fMiB", static_cast<double>(total - free) / mib,
+                  static_cast<double>(total) / mib);
+    char capability[16];
+    std::snprintf(capability, sizeof capability, "%d.%d", p.major, p.minor);
+    std::printf("| %3d  %-33.33s %-20s %4d  %10s |\n", d, p.name.c_str(), usage,
+                p.multi_processor_count, capability);
+  }
+  std::printf(
+      "%s(Used memory counts every process on the device and each CUDA context, this one's\n"
+      "included: the notebook's K80s showed 7695MiB / 11441MiB used by other jobs.)\n\n",
+      rule);
+}
+
+// ---- (0) imperative programming -----------------------------------------------------------------
+
+void imperative() {
+  std::printf("(0) imperative programming: fancy_func(1, 2, 3, 4)\n");
+  auto add = [](const tl::Tensor& a, const tl::Tensor& b) { return a + b; };
+  auto fancy_func = [&](const tl::Tensor& a, const tl::Tensor& b, const tl::Tensor& c,
+                        const tl::Tensor& d) {
+    const tl::Tensor e = add(a, b);
+    const tl::Tensor f = add(c, d);
+    return add(e, f);
+  };
+  const tl::Tensor g = fancy_func(tl::scalar_tensor(1.0), tl::scalar_tensor(2.0),
+                                  tl::scalar_tensor(3.0), tl::scalar_tensor(4.0));
+  std::printf(
+      "   = %g. Each add ran when it was called (on a GPU: was enqueued when called), as in\n"
+      "   PyTorch; like the notebook we skip the symbolic version: tensorlet has none.\n"
+      "   Asynchronous computation: on a GPU an op returns once its kernel is queued, and only\n"
+      "   what the host must see (item(), .cpu(), printing) waits. TL_LAUNCH_BLOCKING=1 (PyTorch:\n"
+      "   CUDA_LAUNCH_BLOCKING=1) makes every launch wait, so a kernel's error names its op.\n\n",
+      g.item<double>());
+}
 
 // Waits for every stream of every listed GPU (nothing for the CPU).
 void synchronize_all(int gpus) {
@@ -36,7 +102,44 @@ double seconds(int gpus, int reps, const std::function<void()>& work) {
 
 // ---- (a) the same work on GPU 0, on GPU 1, and on both ----------------------------------------
 
-void parallel_devices(int gpus) {
+// One run of `work` traced per device: each device's span runs from the host's first enqueue on
+// it (the GPU is idle, so its first kernel starts then) to the moment an event recorded behind
+// its last kernel completes, found by polling every device's event. Spans are appended to `out`,
+// shifted by `offset` ms; returns the run's end (ms after its start).
+struct Trace {
+  Clock::time_point origin;
+  std::vector<double> first_enqueue;  // ms after origin, -1: nothing enqueued on the device
+};
+
+double traced_run(int gpus, const char* label, double offset, Trace& trace,
+                  const std::function<void()>& work, std::vector<Span>& out) {
+  synchronize_all(gpus);
+  trace.first_enqueue.assign(gpus, -1.0);
+  trace.origin = Clock::now();
+  work();
+  std::vector<tl::cuda::Event> done;
+  for (int d = 0; d < gpus; ++d) {
+    done.emplace_back();
+    done.back().record(tl::cuda::Stream::current(d));
+  }
+  std::vector<double> end(gpus, -1.0);
+  for (int left = gpus; left > 0;)
+    for (int d = 0; d < gpus; ++d)
+      if (end[d] < 0 && done[d].query()) {
+        end[d] = ms_since(trace.origin);
+        --left;
+      }
+  double last = 0;
+  for (int d = 0; d < gpus; ++d) {
+    if (trace.first_enqueue[d] < 0) continue;
+    out.push_back(
+        {"cuda:" + std::to_string(d), label, offset + trace.first_enqueue[d], offset + end[d]});
+    last = std::max(last, end[d]);
+  }
+  return last;
+}
+
+void parallel_devices(int gpus, std::vector<Span>& timeline) {
   constexpr int kMatmuls = 20000;
   constexpr int kRound = 100;  // matmuls per device before the host turns to the other one
   std::printf("(a) %d matmuls of 100x100 float32 on one GPU, then on two at once\n", kMatmuls);
@@ -44,50 +147,89 @@ void parallel_devices(int gpus) {
     std::printf(
         "   needs a CUDA GPU (two to show them working at once). What it shows: an op only\n"
         "   enqueues its kernel on its device's stream and returns, so one host thread can keep\n"
-        "   two GPUs busy, and the work of both takes about as long as that of one.\n\n");
+        "   two GPUs busy, and the work of both takes about as long as that of one.\n"
+        "   The notebook's two K80s: 1.2626 s and 1.1179 s alone, 1.8384 s for both (0.77x\n"
+        "   their sum).\n\n");
     return;
   }
   std::vector<tl::Tensor> x;
   for (int d = 0; d < std::min(gpus, 2); ++d)
     x.push_back(tl::rand({100, 100}, tl::Device::cuda(d)));
+  Trace trace;
   // `count` matmuls on device d; the device is made current once, not switched for every op.
   auto run_on = [&](int d, int count) {
+    if (!trace.first_enqueue.empty() && trace.first_enqueue[d] < 0)
+      trace.first_enqueue[d] = ms_since(trace.origin);
     tl::cuda::DeviceGuard on(d);
     for (int i = 0; i < count; ++i) (void)tl::matmul(x[d], x[d]);
   };
-  const double t0 = seconds(gpus, 3, [&] { run_on(0, kMatmuls); });
+  auto untraced = [&](const std::function<void()>& work) {
+    trace.first_enqueue.clear();
+    return seconds(gpus, 3, work);
+  };
+  const int used = std::min(gpus, 2);
+  double offset = 0;
+  auto trace_once = [&](const char* label, const std::function<void()>& work) {
+    offset += traced_run(used, label, offset, trace, work, timeline) + 2.0;  // 2 ms apart
+  };
+  auto alone0 = [&] { run_on(0, kMatmuls); };
+  const double t0 = untraced(alone0);
+  trace_once("GPU 0 alone", alone0);
   std::printf("   GPU 0 alone:                         %8.2f ms  (%.2f us per matmul)\n", t0 * 1e3,
               t0 * 1e6 / kMatmuls);
   if (gpus < 2) {
     std::printf(
-        "   GPU 1: this machine has one GPU, so running on two at once cannot be shown here.\n\n");
+        "   GPU 1: this machine has one GPU, so running on two at once cannot be shown here.\n"
+        "   (The notebook's two K80s: 1.2626 s and 1.1179 s alone, 1.8384 s for both.)\n\n");
     return;
   }
-  const double t1 = seconds(gpus, 3, [&] { run_on(1, kMatmuls); });
+  auto alone1 = [&] { run_on(1, kMatmuls); };
+  const double t1 = untraced(alone1);
+  trace_once("GPU 1 alone", alone1);
   std::printf("   GPU 1 alone:                         %8.2f ms\n", t1 * 1e3);
   // Both from one thread, handing each device a round of work in turn.
-  const double both = seconds(gpus, 3, [&] {
+  auto rounds = [&] {
     for (int done = 0; done < kMatmuls; done += kRound) {
       run_on(0, kRound);
       run_on(1, kRound);
     }
-  });
+  };
   // The order of the original notebook: everything for GPU 0, then everything for GPU 1.
-  const double naive = seconds(gpus, 3, [&] {
+  auto in_order = [&] {
     run_on(0, kMatmuls);
     run_on(1, kMatmuls);
-  });
+  };
+  const double both = untraced(rounds);
+  trace_once("both, in rounds", rounds);
+  const double naive = untraced(in_order);
+  trace_once("both, GPU 0's first", in_order);
+  const double r_both = both / (t0 + t1), r_naive = naive / (t0 + t1);
   std::printf("   both, in rounds of %d per GPU:       %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
-              kRound, both * 1e3, both / (t0 + t1));
+              kRound, both * 1e3, r_both);
   std::printf("   both, all of GPU 0's work first:     %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
-              naive * 1e3, naive / (t0 + t1));
+              naive * 1e3, r_naive);
+  std::printf(
+      "   The notebook (two K80s, GPU 0's work first): 1.8384 s = 0.77 x (1.2626 + 1.1179 s).\n");
+  // The words follow the ratios: near 0.5 the devices overlapped fully, near 1 they took turns.
+  auto verdict = [](double r) {
+    return r < 0.6   ? "the two GPUs ran at the same time almost throughout"
+           : r < 0.9 ? "the two GPUs overlapped part of the time"
+                     : "the two GPUs took turns: no overlap";
+  };
+  std::printf("   Here, in rounds: %s (%.2f x); GPU 0's work first: %s (%.2f x).\n",
+              verdict(r_both), r_both, verdict(r_naive), r_naive);
   std::printf(
       "   Why: each matmul returns as soon as its kernel is queued, so while GPU 0 works through\n"
-      "   its queue the host already feeds GPU 1, and the two run at the same time. The queue of\n"
-      "   pending launches per device is bounded (about a thousand), so a host that queues all\n"
-      "   %d matmuls for GPU 0 first blocks until GPU 0 has nearly finished, and the devices\n"
-      "   then take turns; handing out work in rounds keeps both queues filled.\n\n",
-      kMatmuls);
+      "   its queue the host already feeds GPU 1. The queue of pending launches per device is\n"
+      "   bounded (about a thousand), so a host that queues all %d matmuls for GPU 0 first\n"
+      "   blocks until GPU 0 has nearly finished before it reaches GPU 1 (the chart shows when\n"
+      "   each GPU got its first kernel); handing out work in rounds keeps both queues\n"
+      "   filled.%s\n\n",
+      kMatmuls,
+      r_naive < 0.9 && r_naive > r_both
+          ? "\n   GPU 0's work first still overlaps for as long as GPU 0 works through its last\n"
+            "   queued launches, as the notebook's 0.77 x did."
+          : "");
 }
 
 // ---- (b) computation overlapped with copies to the host --------------------------------------
@@ -149,6 +291,16 @@ void overlap_copies(int gpus) {
   std::printf("   overlapped on two streams:    %8.2f ms  = %.2f x (matmuls + copies)\n",
               overlapped * 1e3, overlapped / (compute + copies));
   std::printf("   last copy equals the result: %s\n", same ? "yes" : "NO");
+  const double saved = 1.0 - overlapped / sequential;
+  if (saved > 0.05)
+    std::printf(
+        "   Overlapping saved %.0f%% of the sequential time (%.2f ms of the %.2f ms copies).\n",
+        100.0 * saved, (sequential - overlapped) * 1e3, copies * 1e3);
+  else
+    std::printf(
+        "   Overlapping saved nothing measurable here (%.0f%%): the copies are too short next to\n"
+        "   the matmuls, or the copy engine was busy with other work.\n",
+        100.0 * saved);
   std::printf(
       "   Why: the copy engine and the SMs are separate hardware. On one stream (or with a\n"
       "   blocking copy) each waits for the other; on two streams ordered only where the data\n"
@@ -202,8 +354,19 @@ Problem make_problem(int64_t n, int64_t d) {
 
 // Full-batch gradient descent on the mean squared error with the batch split over `devices`;
 // returns the loss before each step and leaves the final weights (of the first device) in w.
+// On the CPU, `timeline` (when given) gets each shard's gradient, the all-reduce and the update of
+// every step as spans of host time: CPU ops run when called, so host time is their run time.
 std::vector<double> train(const Problem& p, const std::vector<tl::Device>& devices, int steps,
-                          double lr, bool print, tl::Tensor* w_out) {
+                          double lr, bool print, tl::Tensor* w_out,
+                          std::vector<Span>* timeline = nullptr) {
+  const auto origin = Clock::now();
+  double mark = 0;
+  // Closes the span that began at `mark` on `lane`.
+  auto span = [&](const std::string& lane, const std::string& label) {
+    const double now = ms_since(origin);
+    if (timeline) timeline->push_back({lane, label, mark, now});
+    mark = now;
+  };
   const int64_t n = p.X.size(0), d = p.X.size(1);
   const std::vector<tl::Tensor> X = tl::parallel::scatter(p.X, devices);
   const std::vector<tl::Tensor> y = tl::parallel::scatter(p.y, devices);
@@ -213,14 +376,18 @@ std::vector<double> train(const Problem& p, const std::vector<tl::Device>& devic
   std::vector<double> losses;
   for (int step = 0; step < steps; ++step) {
     // Every device's share is only enqueued here, so the devices compute at the same time.
+    mark = ms_since(origin);
     for (size_t i = 0; i < k; ++i) {
       const tl::Tensor r = tl::matmul(X[i], w[i]) - y[i];
       grad[i] = tl::matmul(X[i].t(), r) * (2.0 / static_cast<double>(n));  // its part of the sum
       loss[i] = tl::sum(r * r, {0}) / static_cast<double>(n);
+      span("cpu: shard " + std::to_string(i), "grad " + std::to_string(step));
     }
     all_reduce_sum(grad);
     all_reduce_sum(loss);
+    span("cpu: all-reduce", "sum");
     for (size_t i = 0; i < k; ++i) w[i] -= grad[i] * lr;
+    span("cpu: update", "step");
     bool identical = true;
     for (size_t i = 1; i < k; ++i) identical = identical && tl::equal(w[i].to(devices[0]), w[0]);
     losses.push_back(loss[0].item<float>());
@@ -232,7 +399,7 @@ std::vector<double> train(const Problem& p, const std::vector<tl::Device>& devic
   return losses;
 }
 
-void data_parallel_regression(int gpus) {
+void data_parallel_regression(int gpus, std::vector<Span>& timeline) {
   constexpr int64_t kRows = 1 << 16, kFeatures = 64;
   constexpr int kSteps = 8;
   constexpr double kLr = 0.4;
@@ -259,7 +426,26 @@ void data_parallel_regression(int gpus) {
       "   through the first device), and every device takes the same step.\n");
   const Problem p = make_problem(kRows, kFeatures);
   tl::Tensor w;
-  const std::vector<double> losses = train(p, devices, kSteps, kLr, true, &w);
+  const std::vector<double> losses =
+      train(p, devices, kSteps, kLr, true, &w, on_cpu ? &timeline : nullptr);
+  if (on_cpu) {
+    // The chart's numbers: time per step in each lane, and whether the shards ever overlapped.
+    double shard0 = 0, shard1 = 0, reduce = 0, overlap = 0;
+    for (const Span& a : timeline) {
+      const double d = a.end - a.start;
+      if (a.lane == "cpu: shard 0") shard0 += d;
+      if (a.lane == "cpu: shard 1") shard1 += d;
+      if (a.lane == "cpu: all-reduce") reduce += d;
+      for (const Span& b : timeline)
+        if (a.lane == "cpu: shard 0" && b.lane == "cpu: shard 1")
+          overlap += std::max(0.0, std::min(a.end, b.end) - std::max(a.start, b.start));
+    }
+    std::printf(
+        "   Per step on the CPU: shard 0 %.2f ms, shard 1 %.2f ms, all-reduce %.3f ms; the shards\n"
+        "   overlapped %.2f ms in all: one host thread runs CPU ops as they are called, so the\n"
+        "   shards take turns (the chart); on GPUs the same loop only enqueues and they overlap.\n",
+        shard0 / kSteps, shard1 / kSteps, reduce / kSteps, overlap);
+  }
   // The reference: one device, no split.
   const std::vector<tl::Device> one{devices[0]};
   if (devices.size() > 1) {
@@ -280,6 +466,46 @@ void data_parallel_regression(int gpus) {
   const tl::Tensor pred = predict(p.X);
   std::printf("   DataParallel predictions equal X w on the CPU (allclose): %s\n\n",
               tl::allclose(pred, tl::matmul(p.X, w.cpu()), 1e-4, 1e-4) ? "yes" : "NO");
+}
+
+// ---- (d) the notebook's nn.Linear(10, 1) wrapped in DataParallel -------------------------------
+
+void linear_data_parallel(int gpus) {
+  std::printf(
+      "(d) the notebook's net = torch.nn.Linear(10, 1).cuda(), then torch.nn.DataParallel(net)\n");
+  tl::manual_seed(0);
+  tl::nn::Linear net(10, 1);
+  if (gpus > 0) net.cuda();
+  std::ostringstream printed_net, printed_model;
+  printed_net << net;
+  std::printf("   net (on %s):\n   %s\n", gpus > 0 ? "cuda:0" : "the CPU: no GPU",
+              printed_net.str().c_str());
+  tl::DataParallel model(net);  // every GPU, as torch's device_ids=None; the CPU without
+  printed_model << model;
+  std::string shown = printed_model.str();
+  for (size_t at = shown.find('\n'); at != std::string::npos; at = shown.find('\n', at + 4))
+    shown.replace(at, 1, "\n   ");
+  std::printf("   DataParallel(net):\n   %s\n", shown.c_str());
+  constexpr int64_t kRows = 1000;
+  const tl::Tensor batch = tl::rand({kRows, 10}, net.device());
+  const tl::Tensor out = model(batch);
+  const size_t k = model.devices().size();
+  const int64_t chunk = (kRows + static_cast<int64_t>(k) - 1) / static_cast<int64_t>(k);
+  std::string split;
+  for (int64_t done = 0; done < kRows; done += chunk)
+    split += (split.empty() ? "" : " + ") + std::to_string(std::min(chunk, kRows - done));
+  std::printf(
+      "   model(batch of %lld x 10): output [%lld, %lld] on %s;\n"
+      "   rows split over %zu device%s as %s; equal to net(batch) (allclose): %s\n",
+      static_cast<long long>(kRows), static_cast<long long>(out.size(0)),
+      static_cast<long long>(out.size(1)), out.device().str().c_str(), k, k == 1 ? "" : "s",
+      split.c_str(), tl::allclose(out, net(batch), 1e-5, 1e-6) ? "yes" : "NO");
+  std::printf(
+      "   DataParallel copies the layer's weight and bias to each device once, then every call\n"
+      "   scatters the batch, runs the layer on each slice (only enqueued on GPUs, so they\n"
+      "   compute at once) and gathers the outputs on the first device.%s\n\n",
+      gpus < 2 ? "\n   With fewer than two GPUs there is one replica (torch's DataParallel too)."
+               : "");
 }
 
 }  // namespace
@@ -309,10 +535,27 @@ int main() {
   }
   std::printf("\n");
   try {
-    parallel_devices(gpus);
+    list_devices(gpus);
+    imperative();
+    std::vector<Span> gpu_timeline, cpu_timeline;
+    parallel_devices(gpus, gpu_timeline);
     overlap_copies(gpus);
-    data_parallel_regression(gpus);
-  } catch (const tl::Error& e) {
+    data_parallel_regression(gpus, cpu_timeline);
+    linear_data_parallel(gpus);
+    // The chart: what each GPU did in (a), to scale; without GPUs, what the CPU did in (c).
+    const std::string path =
+        gpus > 0 ? tl_example::write_chart(
+                       "async_multi_gpu.svg",
+                       tl_example::timeline_svg("(a) 20000 matmuls: when each GPU was busy (first "
+                                                "enqueue to last kernel done)",
+                                                "ms", gpu_timeline))
+                 : tl_example::write_chart(
+                       "async_multi_gpu.svg",
+                       tl_example::timeline_svg("(c) no GPU: two data-parallel shards take turns "
+                                                "on one CPU (8 steps)",
+                                                "ms", cpu_timeline));
+    std::printf("chart: %s\n", path.c_str());
+  } catch (const std::exception& e) {  // tl::Error, or a chart that cannot be written
     std::fprintf(stderr, "async_multi_gpu: %s\n", e.what());
     return 1;
   }

@@ -4,11 +4,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <tensorlet.h>
+
+#include "chart.h"
 namespace tl = tensorlet;
 namespace prof = tl::profiler;
 
@@ -16,61 +22,71 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How MASK INDICES finds the indices: the recipe's slow way (copy the mask to the host and search
-// it there, then send the indices back), or nonzero where the mask lives.
+// How MASK INDICES finds the indices: the recipe's first version (the threshold read to the host
+// with .item(), the mask copied to the host and searched there, the indices sent back), or its
+// final one (the threshold kept on the device as a 0-d tensor, nonzero where the mask lives).
 enum class Search { OnHost, OnDevice };
 
-// The recipe's module: a linear layer 500 -> 10 and a mask search whose threshold comes from the
-// layer's output, each in its own user scope so the table shows the two halves apart.
+// The recipe's MyModule: self.linear = nn.Linear(500, 10) and a mask search whose threshold
+// comes from the layer's output, each half in its own user scope so the table shows them apart.
 class MaskModule {
  public:
-  explicit MaskModule(tl::Device device) {
-    // nn.Linear's default initialisation: uniform in [-1/sqrt(in), 1/sqrt(in)).
-    const double bound = 1.0 / std::sqrt(static_cast<double>(kIn));
-    weight_ = ((tl::rand({kOut, kIn}) * 2.0 - 1.0) * bound).to(device);
-    bias_ = ((tl::rand({kOut}) * 2.0 - 1.0) * bound).to(device);
-  }
+  explicit MaskModule(tl::Device device) : linear_(kIn, kOut) { linear_.to(device); }
 
   struct Output {
-    double threshold = 0;
-    int64_t indices = 0;  // rows of the nonzero result: every version must find the same
+    tl::Tensor threshold;  // 0-d, on the module's device
+    int64_t indices = 0;   // elements found: every version searching one mask must find the same
   };
 
   Output forward(const tl::Tensor& input, const tl::Tensor& mask, Search search) const {
     tl::Tensor out;
     {
       prof::RecordFunction scope("LINEAR PASS");
-      out = tl::linear(input, weight_, bias_);
+      out = linear_(input);
     }
     prof::RecordFunction scope("MASK INDICES");
-    const double threshold = tl::mean(out).item<float>();  // synchronizes: it is a host value
-    tl::Tensor indices;
+    // threshold = out.sum(axis=1).mean(), a 0-d tensor where out lives.
+    const tl::Tensor threshold = tl::mean(tl::sum(out, {1}));
     if (search == Search::OnHost) {
-      // A whole copy of the mask crosses to the host so the host can search it; the indices
-      // then travel back to where the module runs.
-      tl::Tensor host_mask = mask.cpu();
-      indices = tl::nonzero(host_mask > threshold).to(mask.device());
-    } else {
-      indices = tl::nonzero(mask > threshold);
+      // .item(): the host waits for the GPU to get the value. Then a whole copy of the mask
+      // crosses to the host so the host can search it (np.argwhere), and the indices travel back.
+      const double value = threshold.item<double>();
+      const tl::Tensor host_mask = mask.cpu();
+      const tl::Tensor indices = tl::nonzero(host_mask > value).to(mask.device());
+      return {threshold, indices.size(0)};
     }
-    return {threshold, indices.shape()[0]};
+    // (mask > threshold).nonzero(as_tuple=True): compared on the device against the 0-d tensor,
+    // no .item(); only nonzero's count has to reach the host (to size its result).
+    const std::vector<tl::Tensor> indices = tl::nonzero_tuple(mask > threshold);
+    return {threshold, indices[0].size(0)};
   }
 
+  const tl::nn::Linear& linear() const { return linear_; }
   static constexpr int64_t kIn = 500, kOut = 10;
 
  private:
-  tl::Tensor weight_, bias_;
+  tl::nn::Linear linear_;
 };
+
+// Where the example writes its files: $TL_CHARTS_DIR (as its chart), else the working directory.
+std::string output_path(const std::string& file_name) {
+  const char* dir = std::getenv("TL_CHARTS_DIR");
+  const std::filesystem::path base = dir && *dir ? std::filesystem::path(dir) : ".";
+  std::filesystem::create_directories(base);
+  return (base / file_name).string();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
 
-// What one version measured: its forward's wall time (median of unprofiled runs) and output.
+// What one version measured: its forward's wall time (median of unprofiled runs), its output,
+// and its profile's rows (ungrouped), to compare versions op by op.
 struct StepResult {
   double forward_ms = 0;
   MaskModule::Output output;
+  std::vector<prof::EventAverage> rows;
 };
 
 const prof::EventAverage* top_row(const std::vector<prof::EventAverage>& rows,
@@ -115,9 +131,10 @@ void summarize(const prof::KeyAverages& averages, bool gpu) {
 // Runs one version: a warm-up forward (first-use costs stay out of the table, as the recipe's
 // warm-up call does), three timed unprofiled forwards, then one profiled forward whose tables
 // are printed.
-StepResult run_step(const char* title, const char* lesson, const MaskModule& model,
-                    const tl::Tensor& input, const tl::Tensor& mask, Search search, bool gpu) {
-  std::printf("%s\n\n", title);
+StepResult run_step(int number, const char* title, const char* lesson, const MaskModule& model,
+                    const tl::Tensor& input, const tl::Tensor& mask, Search search, bool gpu,
+                    bool show_shapes) {
+  std::printf("%d. %s\n\n", number, title);
   auto timed_forward = [&] {
     if (gpu) tl::cuda::synchronize();
     const auto start = Clock::now();
@@ -152,29 +169,81 @@ StepResult run_step(const char* title, const char* lesson, const MaskModule& mod
                                   .header = "The module's scopes (top-level rows only)",
                                   .top_level_events_only = true})
                           .c_str());
+  if (show_shapes)
+    // "Grouping by input shape is useful to identify which tensor shapes the model uses."
+    std::printf("%s\n", profile.key_averages({.group_by_input_shape = true})
+                            .table({.sort_by = "self_cpu_time_total",
+                                    .row_limit = 8,
+                                    .header = "Grouped by input shape (record_shapes=true)"})
+                            .c_str());
+  result.rows = profile.key_averages().rows();
   summarize(profile.key_averages(), gpu);
   std::printf("   %s\n", lesson);
+  const std::string trace = output_path("profile_module_step" + std::to_string(number) + ".json");
+  profile.export_chrome_trace(trace);
   std::printf(
-      "   Forward: %.3f ms (median of 3 unprofiled runs); threshold %.4f, %lld indices (%.1f%% of "
-      "the mask).\n\n",
-      result.forward_ms, result.output.threshold, static_cast<long long>(result.output.indices),
+      "   Chrome trace of this profile: %s\n"
+      "   (open it in https://ui.perfetto.dev or chrome://tracing: a row per thread%s, the ops\n"
+      "   nested under LINEAR PASS and MASK INDICES).\n",
+      trace.c_str(), gpu ? " and per CUDA stream" : "");
+  std::printf(
+      "   Forward: %.3f ms (median of 3 unprofiled runs); threshold %.4f, %lld indices\n"
+      "   (%.1f%% of the mask).\n\n",
+      result.forward_ms, result.output.threshold.item<double>(),
+      static_cast<long long>(result.output.indices),
       100.0 * static_cast<double>(result.output.indices) / static_cast<double>(mask.numel()));
   return result;
 }
 
 // `same_mask`: both versions searched the same values, so they must find the same indices. The
 // float32 mask is the float64 one rounded, so an element within rounding of the threshold may
-// flip between them; their counts are not compared.
+// flip between them; their counts are not compared. The words follow the measured ratio: a
+// speed-up, a slow-down, or no difference beyond run-to-run noise (10%, on a shared machine).
 void speedup(const char* what, const StepResult& before, const StepResult& after, bool same_mask) {
   const bool differ = same_mask && before.output.indices != after.output.indices;
-  std::printf("   %s: %.3f ms -> %.3f ms, %.1fx faster%s\n", what, before.forward_ms,
-              after.forward_ms, before.forward_ms / after.forward_ms,
-              differ ? " (WARNING: different indices found)" : "");
+  const double ratio = before.forward_ms / after.forward_ms;
+  char verdict[64];
+  if (ratio >= 1.1)
+    std::snprintf(verdict, sizeof verdict, "%.2fx faster", ratio);
+  else if (ratio <= 1 / 1.1)
+    std::snprintf(verdict, sizeof verdict, "%.2fx SLOWER (a slow-down)", 1 / ratio);
+  else
+    std::snprintf(verdict, sizeof verdict, "no real change (%.2fx)", ratio);
+  std::printf("   %s: %.3f ms -> %.3f ms, %s%s\n", what, before.forward_ms, after.forward_ms,
+              verdict, differ ? " (WARNING: different indices found)" : "");
 }
+
+// The row named `key` of a profile, or nullptr.
+const prof::EventAverage* find_row(const StepResult& step, const std::string& key) {
+  for (const auto& r : step.rows)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
+// One op's self CPU time in two versions, with the measured ratio (returned; 0 when the op is
+// missing from either).
+double compare_op(const char* key, const StepResult& before, const StepResult& after) {
+  const auto* a = find_row(before, key);
+  const auto* b = find_row(after, key);
+  if (!a || !b || b->self_cpu_time_total_ns == 0) return 0;
+  std::printf("   %-12s self CPU %8.3f ms -> %8.3f ms (%.2fx)\n", key,
+              static_cast<double>(a->self_cpu_time_total_ns) / 1e6,
+              static_cast<double>(b->self_cpu_time_total_ns) / 1e6,
+              static_cast<double>(a->self_cpu_time_total_ns) /
+                  static_cast<double>(b->self_cpu_time_total_ns));
+  return static_cast<double>(a->self_cpu_time_total_ns) /
+         static_cast<double>(b->self_cpu_time_total_ns);
+}
+
+#ifdef NDEBUG
+constexpr const char* kBuild = "this optimized build";
+#else
+constexpr const char* kBuild = "this unoptimized (debug) build";
+#endif
 
 }  // namespace
 
-int main() {
+int main() try {
   const bool gpu = tl::cuda::is_available();
   const tl::Device device = gpu ? tl::Device::cuda(0) : tl::Device::cpu();
   // 500^3 as in the recipe on a GPU (1 GB of float64); the CPU-only run keeps its host copies
@@ -182,8 +251,8 @@ int main() {
   const int64_t side = gpu ? 500 : 200;
 
   std::printf(
-      "Profiling a module: linear %lld->%lld on a 128x%lld input, then the indices where a "
-      "%lld^3 mask\n(uniform in [-1, 1), so about half of it passes) exceeds the output's mean.\n",
+      "Profiling a module: nn::Linear(%lld, %lld) on a 128x%lld input, then the indices where a\n"
+      "%lld^3 mask (uniform in [-1, 1)) exceeds threshold = out.sum(axis=1).mean().\n",
       static_cast<long long>(MaskModule::kIn), static_cast<long long>(MaskModule::kOut),
       static_cast<long long>(MaskModule::kIn), static_cast<long long>(side));
   if (gpu) {
@@ -192,8 +261,9 @@ int main() {
     std::printf(
         "No CUDA GPU (%s): the module runs on the CPU with a %lld^3 mask.\n"
         "What needs a GPU: the copy of the mask from the device to the host (most of step 1's\n"
-        "cost there), the CUDA time and memory columns, and step 3 (nonzero on the device), which\n"
-        "on the CPU would be step 2 again since the mask already lives on the host.\n\n",
+        "cost there), the CUDA time and memory columns, and the gain of step 3 (nonzero on the\n"
+        "device, no .item()): on the CPU the mask already lives where nonzero runs, so step 3\n"
+        "runs but can only match step 2.\n\n",
         tl::cuda::is_built() ? "tensorlet has its CUDA backend, but no device answers"
                              : "tensorlet was built without its CUDA backend",
         static_cast<long long>(side));
@@ -201,47 +271,90 @@ int main() {
 
   tl::manual_seed(0);
   const MaskModule model(device);
+  std::printf("model.linear: %s\n\n",
+              [&] {
+                std::ostringstream os;
+                os << model.linear();
+                return os.str();
+              }()
+                  .c_str());
   const tl::Tensor input = tl::rand({128, MaskModule::kIn}, device);
-  // The layer's output mean is near 0 with nn.Linear's initialisation, so a mask centred on 0
-  // makes the search find about half its elements (the G6 benchmark's workload), not all of them.
+  // The threshold is near 0 with nn.Linear's initialisation, so a mask centred on 0 makes the
+  // search find a large share of its elements (the G6 benchmark's workload), not all or none.
   const tl::Tensor mask64 =
       tl::rand({side, side, side}, tl::TensorOptions(tl::kFloat64).device(device)) * 2.0 - 1.0;
 
   const StepResult slow = run_step(
-      "1. float64 mask, copied to the host and searched there",
+      1, "float64 mask; threshold read with .item(); mask copied to the host and searched there",
       gpu ? "What to look for: the top rows are all inside MASK INDICES (Source Location): tl::to, "
             "the mask's copy to the host (CPU Mem: the whole float64 mask) and the indices' copy "
             "back, and the host's tl::gt and tl::nonzero; LINEAR PASS costs next to nothing."
-          : "The top rows are tl::nonzero and tl::gt, both inside MASK INDICES (Source Location): "
-            "the search over the float64 mask is the slow part, and tl::gt's Self CPU Mem is the "
-            "bool mask it writes, one byte per element.",
-      model, input, mask64, Search::OnHost, gpu);
+          : "What to look for: tl::nonzero and tl::gt inside MASK INDICES (Source Location): the "
+            "search over the float64 mask; tl::gt's Self CPU Mem is the bool mask it writes, one "
+            "byte per element.",
+      model, input, mask64, Search::OnHost, gpu, /*show_shapes=*/true);
 
   const tl::Tensor mask32 = mask64.to(tl::kFloat32);
   const StepResult half = run_step(
-      "2. float32 mask (half the bytes), still searched on the host",
-      gpu ? "What to look for: tl::to's CPU Mem is half of step 1's and its time shorter, but the "
-            "mask still crosses to the host and nonzero still runs there, so the same rows lead."
-          : "tl::gt now reads half the bytes, so its self CPU time drops; tl::nonzero scans the "
-            "same bool mask and writes the same indices as in step 1, so it stays on top.",
-      model, input, mask32, Search::OnHost, gpu);
-  std::printf("Speed-up so far:\n");
-  speedup("float64 -> float32", slow, half, false);
+      2, "float32 mask (half the bytes), still searched on the host",
+      gpu ? "What to look for: tl::to's CPU Mem is half of step 1's, but the mask still crosses "
+            "to the host and nonzero still runs there."
+          : "What to look for: tl::gt reads half the bytes; tl::nonzero scans the same bool mask "
+            "and writes about as many indices as in step 1.",
+      model, input, mask32, Search::OnHost, gpu, false);
+  std::printf("Step 1 -> step 2, measured:\n");
+  speedup("float64 -> float32, forward", slow, half, false);
+  (void)compare_op("tl::to", slow, half);
+  const double gt_ratio = compare_op("tl::gt", slow, half);
+  (void)compare_op("tl::nonzero", slow, half);
+  if (gt_ratio >= 1.1)
+    std::printf("   tl::gt got %.2fx faster reading half the bytes.\n", gt_ratio);
+  else if (gt_ratio > 0)
+    std::printf(
+        "   tl::gt did not get faster (%.2fx): half the bytes only help when memory\n"
+        "   bandwidth bounds the compare, and in %s the compare loop itself does.\n",
+        gt_ratio, kBuild);
+  if (const auto* a = find_row(slow, "tl::to"), *b = find_row(half, "tl::to");
+      gpu && a && b && b->self_cpu_memory_usage > 0)
+    std::printf("   tl::to       host memory %s -> %s (%.2fx)\n",
+                format_bytes(a->self_cpu_memory_usage).c_str(),
+                format_bytes(b->self_cpu_memory_usage).c_str(),
+                static_cast<double>(a->self_cpu_memory_usage) /
+                    static_cast<double>(b->self_cpu_memory_usage));
   std::printf("\n");
 
-  if (!gpu) {
-    std::printf(
-        "3. nonzero on the device: needs a CUDA GPU (on the CPU the mask is already where nonzero "
-        "runs, so this is step 2).\n");
-    return 0;
-  }
   const StepResult fast = run_step(
-      "3. float32 mask searched on the device with nonzero",
-      "What to look for: no tl::to of the mask any more; tl::gt and tl::nonzero run on the GPU "
-      "(their CUDA columns), and only nonzero's count crosses to the host.",
-      model, input, mask32, Search::OnDevice, gpu);
-  std::printf("Speed-ups:\n");
-  speedup("float32 host search -> device nonzero", half, fast, true);
+      3, "float32 mask; threshold kept as a 0-d tensor; (mask > threshold).nonzero(as_tuple=True)",
+      gpu ? "What to look for: no tl::to of the mask and no .item() any more; tl::gt and "
+            "tl::nonzero run on the GPU (their CUDA columns), and only nonzero's count crosses to "
+            "the host."
+          : "On the CPU the mask was already on the host (step 2's .cpu() was free) and .item() "
+            "waited for nothing, so this version can only match step 2.",
+      model, input, mask32, Search::OnDevice, gpu, false);
+  std::printf("Step 2 -> step 3 and overall, measured:\n");
+  speedup("host search -> nonzero where the mask lives", half, fast, true);
+  for (const char* key : {"tl::gt", "tl::nonzero"}) (void)compare_op(key, half, fast);
   speedup("overall, step 1 -> step 3", slow, fast, false);
+  std::printf(
+      "   The recipe (a GPU of 2021): self CPU total 5.931 s -> 5.347 s (float32) -> 225.8 ms\n"
+      "   (nonzero on the device), 26x overall.\n");
+  if (!gpu)
+    std::printf(
+        "   Here without a GPU the gains of step 3 cannot appear: they come from not copying a\n"
+        "   device mask to the host, which a CPU mask never needed.\n");
+
+  const std::vector<tl_example::Bar> bars{
+      {"1. float64, host search", slow.forward_ms},
+      {"2. float32, host search", half.forward_ms},
+      {gpu ? "3. float32, device nonzero" : "3. float32, nonzero in place", fast.forward_ms}};
+  const std::string path = tl_example::write_chart(
+      "profile_module.svg",
+      tl_example::bar_chart_svg(std::string("forward time of the recipe's three versions (") +
+                                    (gpu ? "cuda:0" : "CPU only") + ", median of 3)",
+                                "ms", bars));
+  std::printf("chart: %s\n", path.c_str());
   return 0;
+} catch (const std::exception& e) {  // tl::Error, or a file that cannot be written
+  std::fprintf(stderr, "profile_module: %s\n", e.what());
+  return 1;
 }

@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda.h"
 #include "distributed/distributed.h"
+#include "nn/linear.h"
 #include "parallel/data_parallel.h"
 #include "parallel/scatter_gather.h"
 #include "profiler/profile.h"

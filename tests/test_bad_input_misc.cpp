@@ -205,3 +205,69 @@ TEST_CASE("bad input: CUDA requested from a build without CUDA names the user's 
       TL_BAD(tl::Error, "[tl::randn_like] ", "undefined", tl::randn_like(tl::Tensor())),
   });
 }
+
+TEST_CASE("bad input: CUDA device queries") {
+  // A device index that names no device is refused in every build (without CUDA, or without a
+  // device, for that reason instead).
+  run_bad_inputs({
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "",
+             tl::cuda::get_device_properties(127)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "",
+             tl::cuda::get_device_properties(-2)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "", tl::cuda::mem_get_info(127)),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "", tl::cuda::mem_get_info(-2)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::get_device_properties] ", "cuda:127",
+                  tl::cuda::get_device_properties(127)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::mem_get_info] ", "cuda:-2",
+                  tl::cuda::mem_get_info(-2)),
+  });
+  if (tl::cuda::is_available()) return;
+  // No usable device: even the current device cannot be described; the message says why.
+  run_bad_inputs({
+      TL_BAD(tl::DeviceError, "[tl::cuda::get_device_properties] ", "CUDA",
+             tl::cuda::get_device_properties()),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "CUDA", tl::cuda::mem_get_info()),
+      TL_BAD(tl::DeviceError, "[tl::cuda::mem_get_info] ", "CUDA", tl::cuda::mem_get_info(0)),
+  });
+}
+
+TEST_CASE("bad input: nn::Linear") {
+  using tl::nn::Linear;
+  run_bad_inputs({
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear] ", "in_features=-1", Linear(-1, 2)),
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear] ", "out_features=-3", Linear(2, -3)),
+      TL_BAD(tl::DTypeError, "[tl::nn::Linear] ", "int64", Linear(2, 3, true, tl::kInt64)),
+      TL_BAD(tl::DTypeError, "[tl::nn::Linear] ", "bool", Linear(2, 3, false, tl::kBool)),
+      // The input's last dim must be in_features (torch: "mat1 and mat2 shapes cannot be
+      // multiplied"); a 0-dim input has no last dim.
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear::forward] ", "in_features=10",
+             Linear(10, 1)(tl::ones({4, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear::forward] ", "[4, 3]",
+             Linear(10, 1, false)(tl::ones({4, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear::forward] ", "in_features=1",
+             Linear(1, 1)(tl::scalar_tensor(1.0))),
+      TL_BAD(tl::DTypeError, "[tl::nn::Linear::forward] ", "float64",
+             Linear(3, 2)(tl::ones({2, 3}, tl::kFloat64))),
+      TL_BAD(tl::DTypeError, "[tl::nn::Linear::forward] ", "int64",
+             Linear(3, 2)(tl::ones({2, 3}, tl::kInt64))),
+      TL_BAD(tl::Error, "[tl::nn::Linear::forward] ", "undefined", Linear(3, 2)(tl::Tensor())),
+      // Given parameters (DataParallel's replicas) are checked against the layer.
+      TL_BAD(tl::Error, "[tl::nn::Linear::forward] ", "expected 2 parameters",
+             Linear(3, 2).forward({tl::ones({2, 3})}, tl::ones({1, 3}))),
+      TL_BAD(tl::Error, "[tl::nn::Linear::forward] ", "expected 1 parameter",
+             Linear(3, 2, false).forward({}, tl::ones({1, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear::forward] ", "[2, 3]",
+             Linear(3, 2).forward({tl::ones({3, 2}), tl::ones({2})}, tl::ones({1, 3}))),
+      TL_BAD(tl::ShapeError, "[tl::nn::Linear::forward] ", "bias of shape [2]",
+             Linear(3, 2).forward({tl::ones({2, 3}), tl::ones({3})}, tl::ones({1, 3}))),
+      TL_BAD(tl::Error, "[tl::nn::Linear::forward] ", "undefined",
+             Linear(3, 2).forward({tl::ones({2, 3}), tl::Tensor()}, tl::ones({1, 3}))),
+      // A module on a device that does not exist.
+      TL_BAD(tl::DeviceError, "[tl::DataParallel] ", "cuda:127",
+             tl::DataParallel(Linear(3, 2), {tl::Device::cuda(127)})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::nn::Linear::forward] ", "cuda:0",
+                  Linear(3, 2)(tl::ones({2, 3}, kCuda))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::nn::Linear::forward] ", "cpu",
+                  Linear(3, 2, true, kCuda)(tl::ones({2, 3}))),
+  });
+}

@@ -47,3 +47,37 @@ TEST_CASE("cuda: an index past the last device throws DeviceError") {
   const int n = tl::cuda::device_count();
   CHECK_THROWS_AS(tl::empty({2}, tl::Device::cuda(n)), tl::DeviceError);
 }
+
+TEST_CASE("cuda: get_device_properties and mem_get_info describe every device") {
+  if (!tl::cuda::is_available()) {
+    CHECK_THROWS_AS(tl::cuda::get_device_properties(), tl::DeviceError);
+    CHECK_THROWS_AS(tl::cuda::mem_get_info(), tl::DeviceError);
+    MESSAGE("skipped the device checks: no CUDA device");
+    return;
+  }
+  for (int d = 0; d < tl::cuda::device_count(); ++d) {
+    const tl::cuda::DeviceProperties p = tl::cuda::get_device_properties(d);
+    INFO("cuda:" << d << " " << p.name);
+    CHECK_FALSE(p.name.empty());
+    CHECK(p.total_memory > 0);
+    CHECK(p.multi_processor_count > 0);
+    CHECK(p.major >= 3);
+    CHECK(p.minor >= 0);
+    const auto [free, total] = tl::cuda::mem_get_info(d);
+    CHECK(total == p.total_memory);
+    CHECK(free > 0);
+    CHECK(free <= total);
+  }
+  // -1 is the current device, and asking leaves the current device as it was.
+  const int current = tl::cuda::current_device();
+  CHECK(tl::cuda::get_device_properties(-1).name == tl::cuda::get_device_properties(current).name);
+  CHECK(tl::cuda::mem_get_info(-1).total == tl::cuda::mem_get_info(current).total);
+  (void)tl::cuda::mem_get_info(tl::cuda::device_count() - 1);
+  CHECK(tl::cuda::current_device() == current);
+  // Memory a live tensor holds is no longer free; the cache is emptied first so the allocation
+  // goes to the driver.
+  tl::cuda::empty_cache();
+  const int64_t before = tl::cuda::mem_get_info(0).free;
+  const tl::Tensor big = tl::empty({int64_t{64} << 20}, tl::Device::cuda(0));
+  CHECK(tl::cuda::mem_get_info(0).free <= before - big.nbytes());
+}

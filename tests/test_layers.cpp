@@ -1,5 +1,5 @@
 // The layering rule of ARCHITECTURE.md, checked on the source tree: no file includes a header of a
-// layer above its own (core < backends < ops < distributed, parallel, profiler < benchmark).
+// layer above its own (core < backends < ops < distributed, parallel, nn, profiler < benchmark).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -14,8 +14,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"core", 0},     {"backends", 1}, {"ops", 2},       {"distributed", 3},
-    {"parallel", 3}, {"profiler", 3}, {"benchmark", 4},
+    {"core", 0},     {"backends", 1}, {"ops", 2},      {"distributed", 3},
+    {"parallel", 3}, {"nn", 3},       {"profiler", 3}, {"benchmark", 4},
 };
 
 // The top folder of a quoted include (`#include "core/dtype.h"` gives "core"), or "" for any other
@@ -59,4 +59,14 @@ TEST_CASE("layers: no include runs from a lower layer to a higher one") {
     }
   }
   CHECK(files > 100);
+}
+
+TEST_CASE("layers: every folder of src/ has a layer") {
+  // A new folder missing from kLayer would escape the check above.
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
+  for (const auto& entry : fs::directory_iterator(src)) {
+    if (!entry.is_directory()) continue;
+    INFO("src/", entry.path().filename().string(), "/ is not in kLayer (and ARCHITECTURE.md)");
+    CHECK(kLayer.count(entry.path().filename().string()) == 1);
+  }
 }

@@ -24,17 +24,17 @@ void check_device(Device d, const char* op, const char* what) {
                       n, "), this machine has ", n, " CUDA device", n == 1 ? "" : "s");
 }
 
-std::vector<Device> default_devices() {
+}  // namespace
+
+std::vector<Device> DataParallel::all_devices() {
   std::vector<Device> devices;
   for (int i = 0; i < cuda::device_count(); ++i) devices.push_back(Device::cuda(i));
   if (devices.empty()) devices.push_back(Device::cpu());
   return devices;
 }
 
-}  // namespace
-
 DataParallel::DataParallel(Forward forward, std::vector<Tensor> params)
-    : DataParallel(std::move(forward), std::move(params), default_devices()) {}
+    : DataParallel(std::move(forward), std::move(params), all_devices()) {}
 
 DataParallel::DataParallel(Forward forward, std::vector<Tensor> params, std::vector<Device> devices,
                            std::optional<Device> output_device)
@@ -126,6 +126,10 @@ Tensor DataParallel::forward(const Tensor& input) {
     for (size_t i = 0; i < chunks.size(); ++i)
       if (devices_[i].is_cuda() == gpu_pass) outputs[i] = run_replica(i, chunks[i]);
   return parallel::gather(outputs, output_device_, op);
+}
+
+std::ostream& operator<<(std::ostream& os, const DataParallel& model) {
+  return os << "DataParallel(\n  (module): " << model.module_description() << "\n)";
 }
 
 }  // namespace tensorlet

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 // The runtime's opaque handle types, so this header does not need cuda_runtime.h.
 struct CUstream_st;
@@ -33,6 +34,26 @@ void synchronize(int device = -1);
 // its own peer, and TL_CUDA_NO_PEER=1 (read once) forces staging for every pair. Throws
 // DeviceError for an index that names no device.
 bool can_access_peer(int device, int peer);
+
+// A device's fixed properties, under torch.cuda.get_device_properties' names.
+struct DeviceProperties {
+  std::string name;               // "NVIDIA H100 80GB HBM3"
+  int64_t total_memory = 0;       // bytes of device memory
+  int multi_processor_count = 0;  // SMs
+  int major = 0, minor = 0;       // compute capability (9.0 for H100)
+};
+// Properties of `device` (-1: the current device). Throws DeviceError for an index that names no
+// device, and without a usable device.
+DeviceProperties get_device_properties(int device = -1);
+
+// Free and total memory of a device in bytes as the driver sees it (every process's use and the
+// allocator's cache count as used), as torch.cuda.mem_get_info: `auto [free, total] = ...`.
+struct MemInfo {
+  int64_t free = 0;
+  int64_t total = 0;
+};
+// `device` -1: the current device. Throws DeviceError as get_device_properties does.
+MemInfo mem_get_info(int device = -1);
 
 // Makes `device` current for a scope and restores the previous device after it.
 class DeviceGuard {

@@ -1,5 +1,5 @@
-// tl::cuda devices: count and availability, the current device and its guards, device-wide
-// synchronization and the TF32 switch (built with the CUDA backend).
+// tl::cuda devices: count and availability, properties and free memory, the current device and
+// its guards, device-wide synchronization and the TF32 switch (built with the CUDA backend).
 #include <atomic>
 
 #include "backends/cuda/cuda_internal.h"
@@ -52,6 +52,24 @@ void synchronize(int device) {
   const int d = resolve_device(device, "tl::cuda::synchronize");
   OnDevice on_device(d);
   TL_CUDA_CHECK_OP("tl::cuda::synchronize", cudaDeviceSynchronize());
+}
+
+DeviceProperties get_device_properties(int device) {
+  constexpr const char* op = "tl::cuda::get_device_properties";
+  const int d = resolve_device(device, op);
+  cudaDeviceProp prop{};
+  TL_CUDA_CHECK_OP(op, cudaGetDeviceProperties(&prop, d));
+  return {prop.name, static_cast<int64_t>(prop.totalGlobalMem), prop.multiProcessorCount,
+          prop.major, prop.minor};
+}
+
+MemInfo mem_get_info(int device) {
+  constexpr const char* op = "tl::cuda::mem_get_info";
+  const int d = resolve_device(device, op);
+  DeviceGuard on_device(d);  // cudaMemGetInfo answers for the current device
+  size_t free = 0, total = 0;
+  TL_CUDA_CHECK_OP(op, cudaMemGetInfo(&free, &total));
+  return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
 }
 
 DeviceGuard::DeviceGuard(int device) {

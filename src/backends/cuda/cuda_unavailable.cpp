@@ -25,6 +25,8 @@ int current_device() { unavailable("tl::cuda::current_device"); }
 void set_device(int) { unavailable("tl::cuda::set_device"); }
 void synchronize(int) { unavailable("tl::cuda::synchronize"); }
 bool can_access_peer(int, int) { unavailable("tl::cuda::can_access_peer"); }
+DeviceProperties get_device_properties(int) { unavailable("tl::cuda::get_device_properties"); }
+MemInfo mem_get_info(int) { unavailable("tl::cuda::mem_get_info"); }
 
 DeviceGuard::DeviceGuard(int) { unavailable("tl::cuda::DeviceGuard"); }
 DeviceGuard::~DeviceGuard() = default;
