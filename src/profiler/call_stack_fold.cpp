@@ -123,10 +123,15 @@ const std::vector<StackFolder::Frame>& StackFolder::frames_of(uintptr_t pc) {
   if (!inserted) return it->second;
   for (SourceFrame& f : symbolizer_.frames(pc)) {
     const std::string file = normal_path(f.file);
+    // Without its return type: "std::vector<int> f()" is the user's f.
+    const std::string function = readable_function(f.function);
+    // The library's inline code compiled into the user's module is told by its file (when the
+    // library has debug information) or by its namespace (always); the standard library's too.
     const bool library = f.module == library_module_ ||
                          (!library_source_.empty() && file.rfind(library_source_, 0) == 0) ||
                          file.find("/include/tensorlet/") != std::string::npos ||
-                         system_header(file) || f.function.rfind("std::", 0) == 0;
+                         function.rfind("tensorlet::", 0) == 0 || system_header(file) ||
+                         function.rfind("std::", 0) == 0;
     Frame frame;
     frame.keep = !library && !runtime_module(f.module) && !f.function.empty();
     frame.is_main = f.function == "main";
@@ -143,7 +148,7 @@ const std::vector<StackFolder::Frame>& StackFolder::frames_of(uintptr_t pc) {
         frame.text += std::to_string(f.line);
         frame.text += ' ';
       }
-      frame.text += readable_function(f.function);
+      frame.text += function;
     }
     it->second.push_back(std::move(frame));
   }
