@@ -103,26 +103,43 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+// Where in this file an op was called, read off the rows grouped by stack (the heaviest row of
+// that name): its innermost frame, e.g. " (profile_module.cpp:52 MaskModule::forward())". Empty
+// when the build records scope names instead of C++ call sites.
+std::string called_at(const prof::KeyAverages& grouped, const std::string& key,
+                      int64_t prof::EventAverage::*field) {
+  if (!prof::call_stacks_available()) return "";
+  const prof::EventAverage* best = nullptr;
+  for (const auto& r : grouped.rows())
+    if (r.key == key && !r.stack.empty() && (!best || r.*field > best->*field)) best = &r;
+  return best ? " at " + best->stack.front() : "";
+}
+
 // One sentence read off the (ungrouped) rows: the op or scope that costs the most self CPU time
-// and the one that allocates the most, so the narrative names what this run's table shows.
-void summarize(const prof::KeyAverages& averages, bool gpu) {
+// and the one that allocates the most, and where in this file each was called (the grouped rows),
+// so the narrative names what this run's table shows.
+void summarize(const prof::KeyAverages& averages, const prof::KeyAverages& grouped, bool gpu) {
   const auto& rows = averages.rows();
   int64_t self_cpu_total = 0;
   for (const auto& r : rows) self_cpu_total += r.self_cpu_time_total_ns;
   const auto* slowest = top_row(rows, &prof::EventAverage::self_cpu_time_total_ns);
   const auto* host_alloc = top_row(rows, &prof::EventAverage::self_cpu_memory_usage);
   if (!slowest || self_cpu_total == 0) return;
-  std::printf("   Read off the rows: %s takes the most self CPU time (%.0f%% of %.3f ms)",
+  using EA = prof::EventAverage;
+  std::printf("   Read off the rows: %s%s takes the most self CPU time (%.0f%% of %.3f ms)",
               slowest->key.c_str(),
+              called_at(grouped, slowest->key, &EA::self_cpu_time_total_ns).c_str(),
               100.0 * static_cast<double>(slowest->self_cpu_time_total_ns) / self_cpu_total,
               self_cpu_total / 1e6);
   if (host_alloc && host_alloc->self_cpu_memory_usage > 0)
-    std::printf(", and %s allocates the most host memory (%s)", host_alloc->key.c_str(),
+    std::printf(", and %s%s allocates the most host memory (%s)", host_alloc->key.c_str(),
+                called_at(grouped, host_alloc->key, &EA::self_cpu_memory_usage).c_str(),
                 format_bytes(host_alloc->self_cpu_memory_usage).c_str());
   if (gpu) {
     const auto* dev_alloc = top_row(rows, &prof::EventAverage::self_cuda_memory_usage);
     if (dev_alloc && dev_alloc->self_cuda_memory_usage > 0)
-      std::printf("; %s allocates the most device memory (%s)", dev_alloc->key.c_str(),
+      std::printf("; %s%s allocates the most device memory (%s)", dev_alloc->key.c_str(),
+                  called_at(grouped, dev_alloc->key, &EA::self_cuda_memory_usage).c_str(),
                   format_bytes(dev_alloc->self_cuda_memory_usage).c_str());
   }
   std::printf(".\n");
@@ -156,7 +173,8 @@ StepResult run_step(int number, const char* title, const char* lesson, const Mas
   if (gpu) tl::cuda::synchronize();
   profile.stop();
 
-  // The recipe's view: rows grouped by the innermost 5 frames of their user-scope stack.
+  // The recipe's view: rows grouped by the innermost 5 frames of their stack: the lines of this
+  // file that called each op (with libdw; else the enclosing user scopes).
   const prof::KeyAverages grouped = profile.key_averages({.group_by_stack_n = 5});
   std::printf("%s\n", grouped.table({.sort_by = "self_cpu_time_total", .row_limit = 5}).c_str());
   if (gpu)
@@ -177,7 +195,7 @@ StepResult run_step(int number, const char* title, const char* lesson, const Mas
                                     .header = "Grouped by input shape (record_shapes=true)"})
                             .c_str());
   result.rows = profile.key_averages().rows();
-  summarize(profile.key_averages(), gpu);
+  summarize(profile.key_averages(), grouped, gpu);
   std::printf("   %s\n", lesson);
   const std::string trace = output_path("profile_module_step" + std::to_string(number) + ".json");
   profile.export_chrome_trace(trace);
@@ -286,12 +304,13 @@ int main() try {
 
   const StepResult slow = run_step(
       1, "float64 mask; threshold read with .item(); mask copied to the host and searched there",
-      gpu ? "What to look for: the top rows are all inside MASK INDICES (Source Location): tl::to, "
-            "the mask's copy to the host (CPU Mem: the whole float64 mask) and the indices' copy "
-            "back, and the host's tl::gt and tl::nonzero; LINEAR PASS costs next to nothing."
-          : "What to look for: tl::nonzero and tl::gt inside MASK INDICES (Source Location): the "
-            "search over the float64 mask; tl::gt's Self CPU Mem is the bool mask it writes, one "
-            "byte per element.",
+      gpu ? "What to look for: the top rows all come from MASK INDICES, the mask search in "
+            "MaskModule::forward (Source Location: its lines): tl::to, the mask's copy to the host "
+            "(CPU Mem: the whole float64 mask) and the indices' copy back, and the host's tl::gt "
+            "and tl::nonzero; LINEAR PASS costs next to nothing."
+          : "What to look for: tl::nonzero and tl::gt, both called from the mask search in "
+            "MaskModule::forward (Source Location: one line of MASK INDICES): the search over the "
+            "float64 mask; tl::gt's Self CPU Mem is the bool mask it writes, one byte per element.",
       model, input, mask64, Search::OnHost, gpu, /*show_shapes=*/true);
 
   const tl::Tensor mask32 = mask64.to(tl::kFloat32);

@@ -34,8 +34,10 @@ struct Event {
                                      // the profile started); GPU events are mapped onto it
   // record_shapes: the input tensors' shapes (empty entry for a non-tensor argument).
   std::vector<std::vector<int64_t>> input_shapes;
-  // with_stack: the enclosing user scopes, outermost first, and where this scope was opened
-  // ("file.cpp:42"; empty for ops).
+  // with_stack: the user's C++ frames where this op or user scope was opened, outermost first
+  // ("model.cpp:42 Model::forward()"; library and runtime frames folded away), or, in a build
+  // without call stacks (profiler::call_stacks_available()), the names of the enclosing user
+  // scopes; and where a user scope was opened ("file.cpp:42"; empty for ops).
   std::vector<std::string> stack;
   std::string source;
   // with_flops (matmul, mm, bmm, linear): floating-point operations of the op.

@@ -32,8 +32,11 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
 // throws tl::Error.
 bool chrome_trace_gzip_supported();
 // Collapsed stacks: one "frame;frame;frame value" line per distinct stack, value in microseconds
-// of the metric ("self_cpu_time_total" or "self_cuda_time_total").
+// of the metric ("self_cpu_time_total" or "self_cuda_time_total"). The frames are the enclosing
+// scopes; with `call_sites` (the events' stacks are C++ frames) each scope's user frames that its
+// parent scope does not share come before it, so a flame graph shows where in the user's code
+// each scope and op was called.
 void write_stacks(const std::vector<Event>& events, const std::string& path,
-                  const std::string& metric);
+                  const std::string& metric, bool call_sites = false);
 
 }  // namespace tensorlet::profiler

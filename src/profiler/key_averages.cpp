@@ -13,14 +13,16 @@
 namespace tensorlet::profiler {
 
 KeyAverages::KeyAverages(std::vector<EventAverage> rows, bool has_cuda, bool has_memory,
-                         bool has_shapes, bool has_stack, bool has_flops, std::string cuda_note)
+                         bool has_shapes, bool has_stack, bool has_flops, std::string cuda_note,
+                         std::string stack_note)
     : rows_(std::move(rows)),
       has_cuda_(has_cuda),
       has_memory_(has_memory),
       has_shapes_(has_shapes),
       has_stack_(has_stack),
       has_flops_(has_flops),
-      cuda_note_(std::move(cuda_note)) {}
+      cuda_note_(std::move(cuda_note)),
+      stack_note_(std::move(stack_note)) {}
 
 std::string shapes_string(const std::vector<std::vector<int64_t>>& shapes) {
   std::string s = "[";
@@ -79,7 +81,8 @@ std::vector<int64_t> self_cpu_times_ns(const std::vector<Event>& events) {
 
 KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOptions& options,
                          bool has_cuda, bool has_memory, bool has_shapes, bool has_stack,
-                         bool has_flops, const std::string& cuda_note) {
+                         bool has_flops, const std::string& cuda_note,
+                         const std::string& stack_note) {
   const auto index = scope_positions(events);
   auto parent_of = [&](const Event& e) -> std::ptrdiff_t {
     if (e.parent == 0) return -1;
@@ -182,7 +185,7 @@ KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOpti
   }
 
   return KeyAverages(std::move(rows), has_cuda, has_memory, has_shapes && by_shape,
-                     has_stack && stack_n > 0, has_flops, cuda_note);
+                     has_stack && stack_n > 0, has_flops, cuda_note, stack_note);
 }
 
 }  // namespace tensorlet::profiler

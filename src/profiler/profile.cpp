@@ -69,6 +69,8 @@ struct Profile::State {
   bool running = false;
   bool has_cuda = false;
   std::string cuda_note;
+  bool call_sites = false;  // with_stack: the events' stacks are C++ frames, not scope names
+  std::string stack_note;   // with_stack: why they are not
   int64_t step = 0;
 
   Phase phase() const {
@@ -78,6 +80,8 @@ struct Profile::State {
   void deliver(std::vector<Event>&& recorded) {
     events = std::move(recorded);
     if (has_cuda) cuda_note = session.gpu_note();
+    call_sites = options.with_stack && session.call_sites();
+    stack_note = options.with_stack ? session.stack_note() : std::string();
   }
   void ready(Profile& profile) {
     if (options.on_trace_ready) options.on_trace_ready(profile);
@@ -158,7 +162,7 @@ KeyAverages Profile::key_averages(const KeyAveragesOptions& options) const {
   const State& s = *state_;
   return profiler::key_averages(s.events, options, s.has_cuda, s.options.profile_memory,
                                 s.options.record_shapes, s.options.with_stack, s.options.with_flops,
-                                s.cuda_note);
+                                s.cuda_note, s.stack_note);
 }
 
 void Profile::export_chrome_trace(const std::string& path) const {
@@ -166,7 +170,7 @@ void Profile::export_chrome_trace(const std::string& path) const {
 }
 
 void Profile::export_stacks(const std::string& path, const std::string& metric) const {
-  write_stacks(state_->events, path, metric);
+  write_stacks(state_->events, path, metric, state_->call_sites);
 }
 
 const ProfileOptions& Profile::options() const { return state_->options; }

@@ -32,6 +32,8 @@ struct ProfileOptions {
   std::vector<Activity> activities{Activity::CPU};
   bool record_shapes = false;
   bool profile_memory = false;
+  // Where in the user's C++ code each op and user scope was called (Event::stack): return
+  // addresses kept per op, symbolized at stop (libdw; see call_stacks_available()).
   bool with_stack = false;
   bool with_flops = false;
   // Record every thread's ops (each on its own track), not only the thread that started.
@@ -79,7 +81,8 @@ class KeyAverages {
  public:
   KeyAverages() = default;
   explicit KeyAverages(std::vector<EventAverage> rows, bool has_cuda, bool has_memory,
-                       bool has_shapes, bool has_stack, bool has_flops, std::string cuda_note);
+                       bool has_shapes, bool has_stack, bool has_flops, std::string cuda_note,
+                       std::string stack_note = {});
   const std::vector<EventAverage>& rows() const { return rows_; }
   // The table as PyTorch's key_averages().table() prints it. Throws tl::Error naming the valid
   // keys for an unknown sort_by.
@@ -90,14 +93,21 @@ class KeyAverages {
   std::vector<EventAverage> rows_;
   bool has_cuda_ = false, has_memory_ = false, has_shapes_ = false, has_stack_ = false,
        has_flops_ = false;
-  std::string cuda_note_;  // e.g. "CUDA times from CUDA events (CUPTI unavailable: ...)"
+  std::string cuda_note_;   // e.g. "CUDA times from CUDA events (CUPTI unavailable: ...)"
+  std::string stack_note_;  // why stacks are scope names, not C++ call sites (grouped tables)
 };
 std::ostream& operator<<(std::ostream& os, const KeyAverages& averages);
 
 // Aggregates events (as Profile::events() returns them) into key_averages rows.
 KeyAverages key_averages(const std::vector<Event>& events, const KeyAveragesOptions& options,
                          bool has_cuda, bool has_memory, bool has_shapes, bool has_stack,
-                         bool has_flops, const std::string& cuda_note = {});
+                         bool has_flops, const std::string& cuda_note = {},
+                         const std::string& stack_note = {});
+
+// Whether with_stack records C++ call sites ("file.cpp:42 function()" frames of the user's code)
+// in this build: it needs libdw (elfutils) at build time. Without it stacks are the enclosing
+// RecordFunction scopes, and tables grouped by stack say so in their note.
+bool call_stacks_available();
 
 class Profile {
  public:

@@ -122,6 +122,14 @@ RawEvent& open_scope(Buffer& b, EventKind kind) {
   return e;
 }
 
+// with_stack: room for a scope's return addresses, made before the scope opens (what can throw
+// happens before anything changes).
+uintptr_t* reserve_stack(Buffer& b) {
+  if (!b.flags.call_stacks) return nullptr;
+  if (b.stacks.size() == b.stacks.capacity()) b.stacks.reserve(2 * b.stacks.capacity() + 256);
+  return b.frames.reserve();
+}
+
 void nvtx_push([[maybe_unused]] const char* name) {
 #if defined(TL_WITH_CUDA)
   nvtxRangePushA(name);
@@ -210,8 +218,16 @@ uint8_t op_begin(const char* name) {
   Buffer* b = lock_buffer(*ts);
   if (b == nullptr) return 0;
   std::unique_lock guard(ts->lock, std::adopt_lock);  // released on a throwing allocation too
+  uintptr_t* pcs = reserve_stack(*b);
   RawEvent& e = open_scope(*b, EventKind::Op);
   e.name = name;
+  if (pcs != nullptr) {
+    // Unwound here, not in a helper, so the first frame kept is op_begin's caller; before the
+    // start time, so the op's own time leaves the capture out.
+    const int n = capture_call_stack(pcs, kMaxFrames, /*skip=*/1);
+    b->frames.commit(n);
+    b->stacks.push_back({static_cast<int32_t>(b->events.size()) - 1, n, pcs});
+  }
   uint8_t state = kScopeRecorded;
 #if defined(TL_WITH_CUDA)
   if (b->flags.gpu != GpuMode::Off &&
@@ -236,8 +252,14 @@ uint8_t user_scope_begin(std::string&& name, const char* file, uint32_t line) {
   // The name first: if storing it throws, no scope was opened.
   const auto info_index = static_cast<int32_t>(b->scopes.size());
   const UserScopeInfo& info = b->scopes.emplace_back(std::move(name), file, line);
+  uintptr_t* pcs = reserve_stack(*b);
   RawEvent& e = open_scope(*b, EventKind::UserScope);
   e.scope = info_index;
+  if (pcs != nullptr) {
+    const int n = capture_call_stack(pcs, kMaxFrames, /*skip=*/1);
+    b->frames.commit(n);
+    b->stacks.push_back({static_cast<int32_t>(b->events.size()) - 1, n, pcs});
+  }
   uint8_t state = kScopeRecorded;
   // The name is pushed under the lock: the table may move the string once we let go.
   if (b->flags.emit_nvtx) {
@@ -317,7 +339,8 @@ void memory_event(int64_t bytes, Device device) {
 // --- Session ---
 
 Session::Session(const ProfileOptions& options)
-    : flags_{options.record_shapes, options.profile_memory, options.with_flops, options.emit_nvtx},
+    : flags_{options.record_shapes, options.profile_memory, options.with_flops, options.emit_nvtx,
+             options.with_stack && call_stacks_available()},
       with_stack_(options.with_stack),
       all_threads_(options.all_threads),
       cuda_(std::find(options.activities.begin(), options.activities.end(), Activity::CUDA) !=
@@ -460,7 +483,38 @@ std::vector<Event> Session::end_recording() {
 
 StopPhases last_stop_phases() { return g_last_stop; }
 
-std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buffers) const {
+void Session::fill_stacks(std::vector<Event>& events,
+                          const std::vector<std::unique_ptr<Buffer>>& buffers,
+                          const std::vector<int64_t>& parent_index) {
+  call_sites_ = false;
+  stack_note_.clear();
+  if (flags_.call_stacks) {
+    Symbolizer symbolizer;
+    if (symbolizer.ok()) {
+      StackFolder folder(symbolizer);
+      size_t base = 0;
+      for (const auto& b : buffers) {
+        for (const RawStack& s : b->stacks)
+          events[base + s.event].stack = folder.fold(s.pcs, s.count);
+        base += b->events.size();
+      }
+      call_sites_ = true;
+      return;
+    }
+    stack_note_ = symbolizer.error();
+  } else {
+    stack_note_ = Symbolizer().error();
+  }
+  // The chain of enclosing user scopes, read off the parent links: nothing recorded per event.
+  for (size_t i = 0; i < events.size(); ++i) {
+    std::vector<std::string> chain;
+    for (int64_t p = parent_index[i]; p >= 0; p = parent_index[p])
+      if (events[p].kind == EventKind::UserScope) chain.push_back(events[p].name);
+    events[i].stack.assign(chain.rbegin(), chain.rend());
+  }
+}
+
+std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buffers) {
   size_t total = 0;
   for (const auto& b : buffers) total += b->events.size();
   std::vector<Event> events(total);
@@ -497,15 +551,7 @@ std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buff
     for (auto& [index, shapes] : b->shapes) events[base + index].input_shapes = std::move(shapes);
     base += b->events.size();
   }
-  if (with_stack_) {
-    // The chain of enclosing user scopes, read off the parent links: nothing recorded per event.
-    for (size_t i = 0; i < events.size(); ++i) {
-      std::vector<std::string> chain;
-      for (int64_t p = parent_index[i]; p >= 0; p = parent_index[p])
-        if (events[p].kind == EventKind::UserScope) chain.push_back(events[p].name);
-      events[i].stack.assign(chain.rbegin(), chain.rend());
-    }
-  }
+  if (with_stack_) fill_stacks(events, buffers, parent_index);
   // Each buffer is in start order already (one thread, one clock, records appended at their
   // start). Ids follow time order across threads: a stable sort keeps each thread's record order
   // on ties, so parents still precede their children.

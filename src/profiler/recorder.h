@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/call_stack.h"
 #include "profiler/event.h"
 #include "profiler/profile.h"
 
@@ -40,6 +41,7 @@ struct RecordFlags {
   bool profile_memory = false;
   bool with_flops = false;
   bool emit_nvtx = false;
+  bool call_stacks = false;    // with_stack in a build that can symbolize: capture return addresses
   GpuMode gpu = GpuMode::Off;  // how this recording times GPU work (gpu_trace.h)
   uint16_t generation = 0;     // this recording's number, in its GPU scope keys
 };
@@ -96,6 +98,8 @@ struct Buffer {
   std::vector<UserScopeInfo> scopes;
   std::vector<std::pair<int32_t, std::vector<std::vector<int64_t>>>> shapes;  // record_shapes
   std::vector<GpuMark> gpu_marks;                                             // GpuMode::Events
+  FramePool frames;              // RecordFlags::call_stacks: ops' and user scopes' return addresses
+  std::vector<RawStack> stacks;  // one per captured scope, into frames
 };
 
 struct ThreadState;
@@ -122,12 +126,20 @@ class Session {
   // should say about how it was measured (or why it is missing).
   bool gpu_recorded() const { return gpu_recorded_; }
   const std::string& gpu_note() const { return gpu_note_; }
+  // with_stack: whether the last recording's stacks are C++ call sites (else scope names), and
+  // what the table should say when they are not.
+  bool call_sites() const { return call_sites_; }
+  const std::string& stack_note() const { return stack_note_; }
 
   // Registers a thread joining an all-threads recording (called by the recorder).
   Buffer* join(const std::shared_ptr<ThreadState>& thread);
 
  private:
-  std::vector<Event> to_events(std::vector<std::unique_ptr<Buffer>>& buffers) const;
+  std::vector<Event> to_events(std::vector<std::unique_ptr<Buffer>>& buffers);
+  // with_stack: each event's user frames from its captured addresses, or, where the build or the
+  // process cannot symbolize, its enclosing user scopes (and stack_note_ says why).
+  void fill_stacks(std::vector<Event>& events, const std::vector<std::unique_ptr<Buffer>>& buffers,
+                   const std::vector<int64_t>& parent_index);
 
   RecordFlags flags_;
   bool with_stack_;
@@ -137,6 +149,8 @@ class Session {
   bool cuda_ = false;  // Activity::CUDA requested
   bool gpu_recorded_ = false;
   std::string gpu_note_;
+  bool call_sites_ = false;
+  std::string stack_note_;
   std::unique_ptr<GpuSession> gpu_;
   int64_t origin_ns_ = 0;
   std::shared_ptr<ThreadState> owner_;  // the starting thread

@@ -35,10 +35,21 @@ std::string joined(std::string path, const std::string& name) {
   return path;
 }
 
+// The frames of `inner` that `outer` does not share: the user's code between an enclosing scope
+// and what it encloses (the caller's frame differs from the enclosing scope's by its line).
+std::vector<std::string>::const_iterator new_frames(const std::vector<std::string>& inner,
+                                                    const std::vector<std::string>* outer) {
+  auto it = inner.begin();
+  if (outer == nullptr) return it;
+  for (auto o = outer->begin(); it != inner.end() && o != outer->end() && *it == *o; ++it, ++o) {
+  }
+  return it;
+}
+
 }  // namespace
 
 void write_stacks(const std::vector<Event>& events, const std::string& path,
-                  const std::string& metric) {
+                  const std::string& metric, bool call_sites) {
   const bool cpu = metric == "self_cpu_time_total";
   if (!cpu && metric != "self_cuda_time_total") {
     throw Error(std::string(kWhere) + "unknown metric '" + metric +
@@ -55,15 +66,27 @@ void write_stacks(const std::vector<Event>& events, const std::string& path,
     if (first_cpu == nullptr) first_cpu = &e;
     if (e.thread != first_cpu->thread) many_threads = true;
   }
-  // The path of enclosing scopes, outermost first; the walk is bounded against parent cycles.
-  auto path_to = [&](int64_t parent, uint32_t thread) {
+  // The path down to an event of the given stack in `parent`: the enclosing scopes, outermost
+  // first, each after the C++ frames that lead to it from its own parent (with call_sites), then
+  // the event's own new frames. The walk is bounded against parent cycles.
+  auto path_to = [&](int64_t parent, uint32_t thread, const std::vector<std::string>& stack) {
     std::vector<const Event*> chain;
     for (auto it = scopes.find(parent); it != scopes.end() && chain.size() <= scopes.size();
          it = scopes.find(it->second->parent)) {
       chain.push_back(it->second);
     }
     std::string p = many_threads ? "thread " + std::to_string(thread) : std::string();
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) p = joined(std::move(p), (*it)->name);
+    const std::vector<std::string>* outer = nullptr;
+    auto add_frames = [&](const std::vector<std::string>& frames) {
+      if (!call_sites) return;
+      for (auto f = new_frames(frames, outer); f != frames.end(); ++f) p = joined(std::move(p), *f);
+      outer = &frames;
+    };
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      add_frames((*it)->stack);
+      p = joined(std::move(p), (*it)->name);
+    }
+    add_frames(stack);
     return p;
   };
 
@@ -73,12 +96,12 @@ void write_stacks(const std::vector<Event>& events, const std::string& path,
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     if (cpu && is_cpu_interval(e)) {
-      ns_by_path[joined(path_to(e.parent, e.thread), e.name)] += self_cpu_ns[i];
+      ns_by_path[joined(path_to(e.parent, e.thread, e.stack), e.name)] += self_cpu_ns[i];
     } else if (!cpu && e.is_gpu()) {
       // GPU work stacks under the scopes that launched it, the kernel as the leaf frame.
       const Event* launcher = nullptr;
       if (auto it = scopes.find(e.parent); it != scopes.end()) launcher = it->second;
-      std::string p = path_to(e.parent, launcher ? launcher->thread : e.thread);
+      std::string p = path_to(e.parent, launcher ? launcher->thread : e.thread, e.stack);
       ns_by_path[joined(std::move(p), e.name)] += e.duration_ns();
     }
   }

@@ -61,10 +61,12 @@ std::string trim_path(const std::string& path, size_t width) {
   return tail;
 }
 
-// The Source Location lines of a row: where it was opened, then its stack, innermost first.
+// The Source Location lines of a row: where it was opened, then its stack, innermost first. A
+// user scope's innermost C++ frame is where it was opened ("f.cpp:42 fn()"): said once.
 std::vector<std::string> source_lines(const EventAverage& row) {
   std::vector<std::string> lines;
-  if (!row.source.empty()) lines.push_back(row.source);
+  const bool said = !row.stack.empty() && row.stack[0].rfind(row.source + " ", 0) == 0;
+  if (!row.source.empty() && !said) lines.push_back(row.source);
   lines.insert(lines.end(), row.stack.begin(), row.stack.end());
   return lines;
 }
@@ -226,6 +228,7 @@ std::string KeyAverages::table(const TableOptions& options) const {
   const std::string rule(layout.line_length(), '=');
   if (!options.header.empty()) out << rule << '\n' << options.header << '\n';
   if (!cuda_note_.empty()) out << rule << '\n' << cuda_note_ << '\n';
+  if (has_stack_ && !stack_note_.empty()) out << rule << '\n' << stack_note_ << '\n';
   if (options.top_level_events_only) {
     out << rule << '\n' << "This report only display top-level operations statistics\n";
   }
