@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
 
-#include "backends/cuda/cuda_internal.h"
+#include "tensorlet/backends/cuda/cuda_internal.h"
 #include "raw_kernels.h"
 
 namespace tl = tensorlet;

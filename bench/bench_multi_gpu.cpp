@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
 

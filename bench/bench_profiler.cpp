@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
-#include "core/op_scope.h"
-#include "profiler/recorder.h"
+#include "tensorlet/core/op_scope.h"
+#include "tensorlet/profiler/recorder.h"
 
 namespace tl = tensorlet;
 namespace prof = tl::profiler;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 #include "chart.h"
 namespace tl = tensorlet;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <chart.h>
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 namespace tl = tensorlet;
 
 namespace {

@@ -9,7 +9,7 @@
 #include <typeinfo>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 namespace tl_test {
 

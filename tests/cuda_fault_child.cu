@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include <tensorlet_cuda.h>
+#include <tensorlet/tensorlet_cuda.h>
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "backend_parity.h"
-#include "backends/math/binary_ops.h"
-#include "backends/math/unary_ops.h"
+#include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/unary_ops.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend_parity.h"
-#include "backends/math/reduce_ops.h"
+#include "tensorlet/backends/math/reduce_ops.h"
 
 namespace {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/math/binary_ops.h"
-#include "backends/math/reduce_ops.h"
-#include "backends/math/unary_ops.h"
-#include "tensorlet.h"
+#include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/reduce_ops.h"
+#include "tensorlet/backends/math/unary_ops.h"
+#include "tensorlet/tensorlet.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include <backends/cuda/cuda.h>
-#include <tensorlet.h>
+#include <tensorlet/backends/cuda/cuda.h>
+#include <tensorlet/tensorlet.h>
 
 namespace tl = tensorlet;
 

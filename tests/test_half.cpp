@@ -13,7 +13,7 @@
 #include <string>
 #include <type_traits>
 
-#include "core/half.h"
+#include "tensorlet/core/half.h"
 
 namespace {
 

@@ -18,8 +18,9 @@ const std::map<std::string, int> kLayer = {
     {"parallel", 3}, {"nn", 3},       {"profiler", 3}, {"benchmark", 4},
 };
 
-// The top folder of a quoted include (`#include "core/dtype.h"` gives "core"), or "" for any other
-// line. Parsed by hand: GCC 12 at -O1 with ASan warns inside std::regex (maybe-uninitialized).
+// The library folder of a quoted include (`#include "tensorlet/core/dtype.h"` gives "core"), or ""
+// for any other line. Parsed by hand: GCC 12 at -O1 with ASan warns inside std::regex
+// (maybe-uninitialized).
 std::string included_folder(const std::string& line) {
   size_t i = line.find_first_not_of(" \t");
   if (i == std::string::npos || line[i] != '#') return "";
@@ -27,6 +28,8 @@ std::string included_folder(const std::string& line) {
   if (i == std::string::npos || line.compare(i, 7, "include") != 0) return "";
   i = line.find_first_not_of(" \t", i + 7);
   if (i == std::string::npos || line[i] != '"') return "";
+  if (line.compare(i + 1, 10, "tensorlet/") != 0) return "";
+  i += 10;
   const size_t slash = line.find('/', i + 1);
   if (slash == std::string::npos) return "";
   const std::string folder = line.substr(i + 1, slash - i - 1);
@@ -38,7 +41,7 @@ std::string included_folder(const std::string& line) {
 }  // namespace
 
 TEST_CASE("layers: no include runs from a lower layer to a higher one") {
-  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src" / "tensorlet";
   REQUIRE(fs::is_directory(src));
   int files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(src)) {
@@ -61,12 +64,44 @@ TEST_CASE("layers: no include runs from a lower layer to a higher one") {
   CHECK(files > 100);
 }
 
-TEST_CASE("layers: every folder of src/ has a layer") {
+TEST_CASE("layers: every folder of src/tensorlet/ has a layer") {
   // A new folder missing from kLayer would escape the check above.
-  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src" / "tensorlet";
   for (const auto& entry : fs::directory_iterator(src)) {
     if (!entry.is_directory()) continue;
-    INFO("src/", entry.path().filename().string(), "/ is not in kLayer (and ARCHITECTURE.md)");
+    INFO("src/tensorlet/", entry.path().filename().string(),
+         "/ is not in kLayer (and ARCHITECTURE.md)");
     CHECK(kLayer.count(entry.path().filename().string()) == 1);
   }
+}
+
+TEST_CASE("layers: library headers are included as tensorlet/..., as installed") {
+  // Installed headers live in include/tensorlet/ and pkg-config adds only include/: an include
+  // written "core/shape.h" would build here and break for users.
+  const fs::path root(TL_SOURCE_ROOT);
+  int checked = 0;
+  for (const char* top : {"src", "tests", "examples", "bench"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() ||
+          (ext != ".h" && ext != ".cpp" && ext != ".cu" && ext != ".cuh"))
+        continue;
+      std::ifstream in(entry.path());
+      std::string line;
+      while (std::getline(in, line)) {
+        const size_t at = line.find("#include ");
+        if (at == std::string::npos || at + 10 >= line.size()) continue;
+        ++checked;
+        const std::string target = line.substr(at + 10);
+        for (const auto& [folder, layer] : kLayer) {
+          INFO(fs::relative(entry.path(), root).string(), ": ", line);
+          CHECK(target.rfind(folder + "/", 0) != 0);
+        }
+        INFO(fs::relative(entry.path(), root).string(), ": ", line);
+        CHECK(target.rfind("tensorlet.h", 0) != 0);
+        CHECK(target.rfind("tensorlet_cuda.h", 0) != 0);
+      }
+    }
+  }
+  CHECK(checked > 500);
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/printing_suffixes.h"
+#include "tensorlet/ops/printing_suffixes.h"
 #include "test_util.h"
 
 using namespace tl_test;

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "profiler/gpu_trace.h"
+#include "tensorlet/profiler/gpu_trace.h"
 #include "test_util.h"
 
 namespace {

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/export.h"
-#include "profiler/profile.h"
-#include "core/error.h"
+#include "tensorlet/profiler/export.h"
+#include "tensorlet/profiler/profile.h"
+#include "tensorlet/core/error.h"
 #include "trace_format.h"
 
 namespace tp = tensorlet::profiler;

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
-#include "profiler/call_stack.h"
+#include "tensorlet/profiler/call_stack.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Philox known answers, determinism under manual_seed, and the distributions' ranges and moments.
 #include <cmath>
 
-#include <backends/math/philox.h>
+#include <tensorlet/backends/math/philox.h>
 
 #include "test_util.h"
 

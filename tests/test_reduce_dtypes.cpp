@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "backends/math/reduce_ops.h"
+#include "tensorlet/backends/math/reduce_ops.h"
 #include "test_util.h"
 
 using namespace tl_test;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <tensorlet_cuda.h>
+#include <tensorlet/tensorlet_cuda.h>
 
 #include "chart.h"
 

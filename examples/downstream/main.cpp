@@ -1,6 +1,6 @@
 // A few tensor ops through the installed <tensorlet.h>: factories, views, host reads and a typed
 // error. Exits non-zero when a result is wrong.
-#include <tensorlet.h>
+#include <tensorlet/tensorlet.h>
 
 #include <cstdint>
 #include <iostream>

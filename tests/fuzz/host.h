@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "tensorlet.h"
+#include "tensorlet/tensorlet.h"
 
 namespace fuzz {
 

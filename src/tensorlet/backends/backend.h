@@ -1,0 +1,119 @@
+// Backend: the one interface every device type implements; op front-ends validate, promote and
+// allocate, then call the kernel of the backend for the tensors' device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/reduce_ops.h"
+#include "tensorlet/backends/math/unary_ops.h"
+#include "tensorlet/core/allocator.h"
+#include "tensorlet/core/tensor.h"
+
+namespace tensorlet {
+
+enum class RandomKind : uint8_t { Uniform, Normal, Integer };
+
+struct RandomParams {
+  RandomKind kind = RandomKind::Uniform;
+  uint64_t seed = 0;
+  uint64_t offset = 0;        // first Philox block (see backends/math/philox.h)
+  int64_t low = 0, high = 0;  // Integer only
+};
+
+// An input of an elementwise kernel (binary, where): a tensor on the kernel's device, broadcast to
+// out's shape by its strides (0 on broadcast dims), or a Python-style scalar (`x + 2.5`,
+// `where(c, x, 0)`, a clamp bound) passed by value. The front-end has already converted the
+// scalar to the kernel's dtype T (an integer one wrapped), except that a float16/bfloat16 op's
+// scalar may keep float precision (scalar_in_compute_type in backends/math/binary_ops.h): binary
+// kernels read it as scalar.to<compute_t<T>>(), exact either way; where() reads the element
+// (element_bits, which rounds). Backends read it once, allocate nothing for it, and
+// a device backend passes it to its kernel as a parameter. Like std::string_view it only refers
+// to the tensor, which must outlive the call.
+struct ElementwiseArg {
+  ElementwiseArg(const Tensor& t) : tensor(&t) {}  // NOLINT: implicit, a tensor is the usual input
+  explicit ElementwiseArg(Scalar s) : scalar(s) {}
+  bool is_scalar() const { return tensor == nullptr; }
+
+  const Tensor* tensor = nullptr;  // null: the input is `scalar`
+  Scalar scalar;
+};
+
+// `value` as one element of `dtype`, its bytes at the start of the result (memcpy them out; a bool
+// is the byte 0 or 1): how bit-moving kernels (where) and kernel launches carry a scalar input.
+uint64_t element_bits(Scalar value, DType dtype);
+
+// All shapes below are validated by the front-end. Unless stated, `out` is freshly allocated,
+// contiguous and on the same device as the inputs; inputs may have any strides (including 0 for
+// broadcast dims). Kernels may run asynchronously on devices that have streams.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // out[...] = src[...] converted to out's dtype; same shape; out may be any (non-overlapping)
+  // strided view. One of src/out may live on another device (host <-> device copies);
+  // non_blocking lets a device -> pinned host copy return before it has run.
+  virtual void copy(const Tensor& src, const Tensor& out, bool non_blocking = false) = 0;
+  // out (any strides) = value.
+  virtual void fill(const Tensor& out, Scalar value) = 0;
+  // Same shape; in has the op's compute dtype and out its output dtype (backends/math/
+  // unary_ops.h). out may be a strided view (in-place ops), possibly the same memory as the input.
+  virtual void unary(UnaryOp op, const Tensor& in, const Tensor& out) = 0;
+  // a, b broadcast to out's shape, one (compute) dtype, at least one of them a tensor; out has
+  // the op's output dtype (backends/math/binary_ops.h: that dtype, or bool for comparisons and
+  // logical ops) and may be a (strided) view that is a's memory (in-place ops).
+  virtual void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+                      const Tensor& out) = 0;
+  // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
+  virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+                     const Tensor& out) = 0;
+  // out has in's shape with reduced dims of size 1 (keepdim); reduce_dims[d] marks reduced dims.
+  // Sum/Prod/Mean/Max/Min keep in's dtype except the front-end may pick a wider out dtype
+  // (int -> int64); All/Any give bool. Empty reductions are validated by the front-end.
+  virtual void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
+                      const Tensor& out) = 0;
+  // Index of the first max/min along `dim` (or over everything flattened when dim is empty);
+  // out int64 with keepdim shape.
+  virtual void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
+                          const Tensor& out) = 0;
+  // a: [*batch, M, K], b: [*batch, K, N] (batch dims already broadcast, possibly stride 0),
+  // out: [*batch, M, N] contiguous.
+  virtual void matmul(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+  // [n, ndim] int64 indices of non-zero elements, row-major (host-synchronizing).
+  virtual Tensor nonzero(const Tensor& in) = 0;
+  // in and mask already broadcast to one shape; mask bool; 1-D result (host-synchronizing).
+  virtual Tensor masked_select(const Tensor& in, const Tensor& mask) = 0;
+  // index 1-D int64, all in range; out shape = in's with dim replaced by index.numel().
+  virtual void index_select(const Tensor& in, int64_t dim, const Tensor& index,
+                            const Tensor& out) = 0;
+  // index int64 of out's shape, all in range.
+  virtual void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) = 0;
+  // Concatenates inputs (same dtype as out, matching shapes) along dim into out, in one pass.
+  virtual void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) = 0;
+  // Fills contiguous out from the Philox stream.
+  virtual void random(const RandomParams& params, const Tensor& out) = 0;
+  // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
+  // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
+  virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;
+};
+
+// What a backend registers for its device type when the library loads:
+//   static const bool registered = register_backend({DeviceType::CPU, &cpu_backend, ...});
+struct BackendRegistration {
+  DeviceType type;
+  Backend& (*backend)();
+  AllocatorGetter allocator;
+  HostAllocatorGetter pinned_host_allocator = nullptr;  // page-locked host memory, if offered
+};
+bool register_backend(const BackendRegistration& registration);
+
+// The backend registered for a device's type; throws DeviceError when it is not built in.
+Backend& backend_for(Device device);
+// The backend that runs a kernel touching these devices: a non-CPU one if either is.
+inline Backend& backend_for(Device a, Device b) { return backend_for(a.is_cpu() ? b : a); }
+
+Backend& cpu_backend();
+
+}  // namespace tensorlet

@@ -1,0 +1,35 @@
+// The CPU backend: Eigen for matrix products, OpenMP-parallel strided loops for the rest.
+#pragma once
+
+#include "tensorlet/backends/backend.h"
+
+namespace tensorlet::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  void copy(const Tensor& src, const Tensor& out, bool non_blocking) override;  // cpu_copy.cpp
+  void fill(const Tensor& out, Scalar value) override;                          // cpu_copy.cpp
+  void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;         // cpu_unary.cpp
+  void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+              const Tensor& out) override;  // cpu_binary.cpp
+  void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+             const Tensor& out) override;  // cpu_binary.cpp
+  void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
+              const Tensor& out) override;  // cpu_reduce.cpp
+  void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
+                  const Tensor& out) override;                                // cpu_reduce.cpp
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_matmul.cpp
+  Tensor nonzero(const Tensor& in) override;                                  // cpu_index.cpp
+  Tensor masked_select(const Tensor& in, const Tensor& mask) override;        // cpu_index.cpp
+  void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
+  void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
+  void cat(const std::vector<Tensor>& inputs, int64_t dim,
+           const Tensor& out) override;                                 // cpu_cat.cpp
+  void random(const RandomParams& params, const Tensor& out) override;  // cpu_random.cpp
+  void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
+};
+
+// Strided copy with dtype conversion on the calling thread's share of work (used by cat too).
+void copy_strided(const Tensor& src, const Tensor& out);
+
+}  // namespace tensorlet::cpu

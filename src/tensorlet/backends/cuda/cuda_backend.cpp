@@ -1,0 +1,113 @@
+// The CUDA backend, registered for DeviceType::CUDA as the library loads: validates the device
+// index, makes the tensors' device current, and routes each kernel family of the Backend
+// interface to its file (cuda_kernels.h).
+#include "tensorlet/backends/backend.h"
+#include "tensorlet/backends/cuda/cuda.h"
+#include "tensorlet/backends/cuda/cuda_internal.h"
+#include "tensorlet/backends/cuda/cuda_kernels.h"
+#include "tensorlet/core/error.h"
+
+namespace tensorlet {
+namespace cuda {
+namespace {
+
+// The device every operand of a kernel lives on (the CUDA one for host <-> device copies).
+int cuda_index_of(const Tensor& t) { return t.device().index(); }
+
+// The caching allocator of a device, after checking that the device exists.
+Allocator& allocator(Device device) {
+  const int n = device_count();
+  if (n == 0)
+    fail<DeviceError>(current_op_name(), "cannot use ", device,
+                      ": no CUDA device is available (no GPU or no driver)");
+  if (device.index() < 0 || device.index() >= n)
+    fail<DeviceError>(current_op_name(), "cannot use ", device, ": expected a device index in [0, ",
+                      n, "), this machine has ", n, " CUDA device", n == 1 ? "" : "s");
+  return device_allocator(device.index());
+}
+
+Allocator& pinned_host_allocator() {
+  if (!is_available())
+    fail<DeviceError>(current_op_name(),
+                      "pinned host memory needs a CUDA device (no GPU or no driver here)");
+  return pinned_allocator();
+}
+
+class CudaBackend final : public Backend {
+ public:
+  void copy(const Tensor& src, const Tensor& out, bool non_blocking) override {
+    cuda::copy(src, out, non_blocking);
+  }
+  void fill(const Tensor& out, Scalar value) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::fill(out, value);
+  }
+  void unary(UnaryOp op, const Tensor& in, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::unary(op, in, out);
+  }
+  void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
+              const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::binary(op, a, b, out);
+  }
+  void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
+             const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::where(cond, a, b, out);
+  }
+  void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
+              const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::reduce(op, in, reduce_dims, out);
+  }
+  void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
+                  const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::arg_reduce(op, in, dim, out);
+  }
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::matmul(a, b, out);
+  }
+  Tensor nonzero(const Tensor& in) override {
+    OnDevice on_device(cuda_index_of(in));
+    return cuda::nonzero(in);
+  }
+  Tensor masked_select(const Tensor& in, const Tensor& mask) override {
+    OnDevice on_device(cuda_index_of(in));
+    return cuda::masked_select(in, mask);
+  }
+  void index_select(const Tensor& in, int64_t dim, const Tensor& index,
+                    const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::index_select(in, dim, index, out);
+  }
+  void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::gather(in, dim, index, out);
+  }
+  void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::cat(inputs, dim, out);
+  }
+  void random(const RandomParams& params, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::random(params, out);
+  }
+  void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
+    cuda::index_bounds(index, lo, hi);  // sets the device itself
+  }
+};
+
+Backend& instance() {
+  static CudaBackend backend;
+  return backend;
+}
+
+[[maybe_unused]] const bool registered =
+    register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator});
+
+}  // namespace
+}  // namespace cuda
+}  // namespace tensorlet

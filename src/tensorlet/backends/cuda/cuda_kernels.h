@@ -1,0 +1,42 @@
+// The CUDA backend's kernel families, one .cu file each; cuda_backend.cpp routes the Backend
+// interface here. Contracts are those of backend.h; all tensors are on one CUDA device (the copy
+// family also handles host <-> device and device <-> device), every kernel is enqueued on the
+// current stream of that device and returns without waiting unless it says otherwise.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tensorlet/backends/backend.h"
+
+namespace tensorlet::cuda {
+
+// cuda_copy.cpp: any pair of devices (at least one CUDA); non_blocking skips the host wait of a
+// device -> pinned host copy.
+void copy(const Tensor& src, const Tensor& out, bool non_blocking);
+// cuda_copy_kernel.cu: same device, any strides, dtype conversion.
+void copy_same_device(const Tensor& src, const Tensor& out);
+// cuda_fill.cu
+void fill(const Tensor& out, Scalar value);
+// cuda_unary.cu, cuda_binary.cu, cuda_where.cu
+void unary(UnaryOp op, const Tensor& in, const Tensor& out);
+void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
+void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
+// cuda_reduce.cu
+void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
+void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
+// cuda_matmul.cu (cuBLAS, and a small-matrix kernel)
+void matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+// cuda_index.cu (nonzero and masked_select synchronize for their output size)
+Tensor nonzero(const Tensor& in);
+Tensor masked_select(const Tensor& in, const Tensor& mask);
+void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out);
+void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out);
+// cuda_cat.cu
+void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
+// cuda_random.cu
+void random(const RandomParams& params, const Tensor& out);
+// Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
+void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+
+}  // namespace tensorlet::cuda

@@ -1,0 +1,199 @@
+// The binary elementwise ops, one entry each (TL_BINARY_OPS): enumerator, public name, result
+// dtype rule, supported dtypes and the math, written once for the CPU and CUDA kernels. BinaryOp,
+// its names, output_rule(), supported_dtypes() and is_comparison() are generated from the list;
+// both backends dispatch from it, so adding an op is one entry here plus its declaration in
+// ops/elementwise.h.
+#pragma once
+
+#include <math.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tensorlet/backends/math/elementwise_rule.h"
+#include "tensorlet/backends/math/wrapping_int.h"
+#include "tensorlet/core/dtype.h"
+#include "tensorlet/core/host_device.h"
+
+namespace tensorlet {
+namespace math {
+
+// The functors take and return compute types (InComputeType converts around them): float for
+// Half/BFloat16, the element type otherwise. Integer arithmetic runs in Wide<C>, which wraps as
+// PyTorch's and still vectorizes; bool add/mul are or/and, as torch.
+
+struct AddFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>)
+      return a || b;
+    else
+      return static_cast<C>(static_cast<Wide<C>>(a) + static_cast<Wide<C>>(b));
+  }
+};
+struct SubFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    return static_cast<C>(static_cast<Wide<C>>(a) - static_cast<Wide<C>>(b));
+  }
+};
+struct MulFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>)
+      return a && b;
+    else
+      return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(b));
+  }
+};
+// Floating only: the front-end sends integer division to float32 (OutputRule::Floating).
+struct DivFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    return a / b;
+  }
+};
+// Integer powers are exact (wrapping); floats use the C library's pow. On a GPU x ** 2 is x * x:
+// the correctly rounded value, which the device pow does not promise (the CPU kernel has its own
+// x ** 2 fast path).
+struct PowFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_integer_v<C>) {
+      return int_pow(a, b);
+    } else {
+#if defined(__CUDA_ARCH__)
+      if (b == C(2)) return a * a;
+#endif
+      if constexpr (std::is_same_v<C, float>)
+        return ::powf(a, b);
+      else
+        return ::pow(a, b);
+    }
+  }
+};
+// NaN in either operand gives NaN, as torch.maximum / torch.minimum.
+struct MaximumFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_floating_v<C>)
+      return (a != a || a > b) ? a : b;
+    else
+      return a > b ? a : b;
+  }
+};
+struct MinimumFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_floating_v<C>)
+      return (a != a || a < b) ? a : b;
+    else
+      return a < b ? a : b;
+  }
+};
+
+#define TL_COMPARE_FN(Name, op)                      \
+  struct Name {                                      \
+    template <typename C>                            \
+    TL_HOST_DEVICE bool operator()(C a, C b) const { \
+      return a op b;                                 \
+    }                                                \
+  };
+TL_COMPARE_FN(GtFn, >)
+TL_COMPARE_FN(LtFn, <)
+TL_COMPARE_FN(GeFn, >=)
+TL_COMPARE_FN(LeFn, <=)
+TL_COMPARE_FN(EqFn, ==)
+TL_COMPARE_FN(NeFn, !=)
+#undef TL_COMPARE_FN
+
+struct LogicalAndFn {
+  template <typename C>
+  TL_HOST_DEVICE bool operator()(C a, C b) const {
+    return a != C(0) && b != C(0);
+  }
+};
+struct LogicalOrFn {
+  template <typename C>
+  TL_HOST_DEVICE bool operator()(C a, C b) const {
+    return a != C(0) || b != C(0);
+  }
+};
+
+}  // namespace math
+
+// The list. X(enumerator, C++ function name (public name "tl::<name>"), OutputRule, supported
+// dtypes of the promoted inputs, math functor in tensorlet::math). Supported dtypes follow torch
+// on CPU and CUDA (sub and pow refuse bool).
+#define TL_BINARY_OPS(X)                                     \
+  X(Add, add, Same, kAllDTypes, AddFn)                       \
+  X(Sub, sub, Same, kNumericDTypes, SubFn)                   \
+  X(Mul, mul, Same, kAllDTypes, MulFn)                       \
+  X(Div, div, Floating, kAllDTypes, DivFn)                   \
+  X(Pow, pow, Same, kNumericDTypes, PowFn)                   \
+  X(Maximum, maximum, Same, kAllDTypes, MaximumFn)           \
+  X(Minimum, minimum, Same, kAllDTypes, MinimumFn)           \
+  X(Gt, gt, Bool, kAllDTypes, GtFn)                          \
+  X(Lt, lt, Bool, kAllDTypes, LtFn)                          \
+  X(Ge, ge, Bool, kAllDTypes, GeFn)                          \
+  X(Le, le, Bool, kAllDTypes, LeFn)                          \
+  X(Eq, eq, Bool, kAllDTypes, EqFn)                          \
+  X(Ne, ne, Bool, kAllDTypes, NeFn)                          \
+  X(LogicalAnd, logical_and, Bool, kAllDTypes, LogicalAndFn) \
+  X(LogicalOr, logical_or, Bool, kAllDTypes, LogicalOrFn)
+
+enum class BinaryOp : uint8_t {
+#define TL_BINARY_ENUM(e, name, rule, dtypes, Fn) e,
+  TL_BINARY_OPS(TL_BINARY_ENUM)
+#undef TL_BINARY_ENUM
+};
+
+// "tl::add"
+constexpr const char* binary_op_name(BinaryOp op) {
+  switch (op) {
+#define TL_BINARY_NAME(e, name, rule, dtypes, Fn) \
+  case BinaryOp::e:                               \
+    return "tl::" #name;
+    TL_BINARY_OPS(TL_BINARY_NAME)
+#undef TL_BINARY_NAME
+  }
+  return "tl::binary";
+}
+
+constexpr OutputRule output_rule(BinaryOp op) {
+  switch (op) {
+#define TL_BINARY_RULE(e, name, rule, dtypes, Fn) \
+  case BinaryOp::e:                               \
+    return OutputRule::rule;
+    TL_BINARY_OPS(TL_BINARY_RULE)
+#undef TL_BINARY_RULE
+  }
+  return OutputRule::Same;
+}
+
+// The dtypes the op computes on (its inputs' promoted dtype); others are a DTypeError before any
+// kernel runs.
+constexpr DTypeSet supported_dtypes(BinaryOp op) {
+  switch (op) {
+#define TL_BINARY_DTYPES(e, name, rule, dtypes, Fn) \
+  case BinaryOp::e:                                 \
+    return dtypes;
+    TL_BINARY_OPS(TL_BINARY_DTYPES)
+#undef TL_BINARY_DTYPES
+  }
+  return {};
+}
+
+// Comparisons and logical ops: the ops with a bool result.
+constexpr bool is_comparison(BinaryOp op) { return output_rule(op) == OutputRule::Bool; }
+
+// Whether a scalar operand of a float16/bfloat16 op keeps float precision (compute_t) instead of
+// being rounded to the dtype first: torch's CUDA kernels take add/sub/mul/div's Python number as
+// an "opmath" float (h * 0.1 == (h.float() * 0.1).half()); pow's exponent, comparisons, maximum
+// and minimum round it (torch's CPU kernels round add's and sub's too: the one place its two
+// backends differ, and we follow CUDA's).
+constexpr bool scalar_in_compute_type(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div;
+}
+
+}  // namespace tensorlet

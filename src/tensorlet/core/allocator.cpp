@@ -1,0 +1,48 @@
+// The allocator registry: one getter per device type, filled by the backends as they load.
+#include "tensorlet/core/allocator.h"
+
+#include <array>
+
+#include "tensorlet/core/error.h"
+#include "tensorlet/core/op_scope.h"
+
+namespace tensorlet {
+namespace {
+
+// Function-local statics: a backend may register before this file's globals are initialised.
+std::array<AllocatorGetter, kNumDeviceTypes>& allocators() {
+  static std::array<AllocatorGetter, kNumDeviceTypes> table{};
+  return table;
+}
+HostAllocatorGetter& pinned_getter() {
+  static HostAllocatorGetter get = nullptr;
+  return get;
+}
+
+}  // namespace
+
+void register_allocator(DeviceType type, AllocatorGetter get) {
+  allocators()[static_cast<size_t>(type)] = get;
+}
+
+void register_pinned_host_allocator(HostAllocatorGetter get) { pinned_getter() = get; }
+
+Allocator& allocator_for(Device device) {
+  AllocatorGetter get = allocators()[static_cast<size_t>(device.type())];
+  // Named after the user's op (tl::zeros, tl::to, ...): an allocator means nothing to them.
+  if (get == nullptr)
+    fail<DeviceError>(profiler::user_op_or("tl::empty"), "device ", device,
+                      " requested, but tensorlet was built without ",
+                      device_type_display_name(device.type()));
+  return get(device);
+}
+
+Allocator& pinned_host_allocator() {
+  HostAllocatorGetter get = pinned_getter();
+  if (get == nullptr)
+    fail<DeviceError>(profiler::user_op_or("tl::pin_memory"),
+                      "pinned host memory needs an accelerator backend (this build has none)");
+  return get();
+}
+
+}  // namespace tensorlet

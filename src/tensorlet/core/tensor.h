@@ -1,0 +1,199 @@
+// Tensor: a handle to (storage, shape, strides, offset, dtype); copies share, views share storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <vector>
+
+#include "tensorlet/core/device.h"
+#include "tensorlet/core/dtype.h"
+#include "tensorlet/core/error.h"
+#include "tensorlet/core/scalar.h"
+#include "tensorlet/core/shape.h"
+#include "tensorlet/core/storage.h"
+#include "tensorlet/core/tensor_options.h"
+
+namespace tensorlet {
+
+// The element type of some dtype (TL_DTYPES). Checking it instantiates dtype_of<T>, so another
+// type (uint16_t, long long) stops compilation at the call with dtype_of's static_assert, which
+// lists the supported types, instead of failing at link time.
+template <typename T>
+concept ElementType = sizeof(dtype_of<T>) > 0;
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Shape strides;       // in elements
+  int64_t offset = 0;  // in elements
+  DType dtype = kFloat32;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined; most ops throw on it
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // Plain assignment rebinds the handle; assigning into an rvalue (a view such as `res[i] = t`)
+  // writes into its elements, as in LibTorch.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& src) &&;
+  Tensor& operator=(Scalar value) &&;
+  ~Tensor() = default;
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const { return impl().shape; }
+  const Shape& sizes() const { return impl().shape; }
+  const Shape& strides() const { return impl().strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return impl().shape.size(); }
+  int64_t ndim() const { return dim(); }
+  int64_t numel() const { return impl().shape.numel(); }
+  int64_t offset() const { return impl().offset; }
+  DType dtype() const { return impl().dtype; }
+  Device device() const { return impl().storage->device(); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+  size_t element_size() const { return tensorlet::element_size(dtype()); }
+  size_t nbytes() const { return numel() * element_size(); }
+  bool is_contiguous() const;
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  // True for CPU tensors in page-locked memory (pin_memory(), or the pinned_memory option).
+  bool is_pinned() const { return storage()->pinned(); }
+  const std::shared_ptr<Storage>& storage() const { return impl().storage; }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  // Address of the first element (storage base + offset).
+  void* data_ptr() const;
+  // Typed pointer; throws DTypeError when T does not match dtype().
+  template <ElementType T>
+  T* data() const;
+
+  // ---- views (share storage) ----
+  Tensor view(const Shape& shape) const;     // one dim may be -1
+  Tensor reshape(const Shape& shape) const;  // view when strides allow, else a copy
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor t() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(const Shape& dims) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(const Shape& shape) const;  // -1 keeps a dim
+  Tensor expand_as(const Tensor& other) const { return expand(other.shape()); }
+  Tensor as_strided(const Shape& shape, const Shape& strides, int64_t offset) const;
+
+  // ---- copies and conversion ----
+  Tensor contiguous() const;  // this when already contiguous
+  Tensor clone() const;
+  Tensor to(DType dtype) const;  // this when dtype matches
+  Tensor to(Device device, bool non_blocking = false) const;
+  Tensor to(const TensorOptions& options) const;
+  Tensor cpu() const { return to(Device::cpu()); }
+  // A copy in page-locked host memory (this when already pinned); CPU tensors only.
+  Tensor pin_memory() const;
+  Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
+
+  // ---- host-visible results (synchronize) ----
+  // T: the element type of any dtype (TL_DTYPES); another type does not compile.
+  template <ElementType T>
+  T item() const;
+  template <ElementType T>
+  std::vector<T> to_vector() const;
+
+  // ---- in place ----
+  // non_blocking: a copy between a CUDA device and pinned host memory may return before it ran.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& fill_(Scalar value);
+  Tensor& zero_() { return fill_(0); }
+  Tensor& add_(const Tensor& other);
+  Tensor& add_(Scalar other);
+  Tensor& sub_(const Tensor& other);
+  Tensor& sub_(Scalar other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(Scalar other);
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator+=(Scalar o) { return add_(o); }
+  Tensor& operator-=(Scalar o) { return sub_(o); }
+  Tensor& operator*=(Scalar o) { return mul_(o); }
+  Tensor& operator/=(Scalar o) { return div_(o); }
+
+  // ---- method forms of common ops (see the op headers) ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor sum(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor mean(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor max(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor min(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+
+  const TensorImpl& impl() const {
+    if (!impl_) throw_undefined();
+    return *impl_;
+  }
+  TensorImpl& mutable_impl() const {
+    if (!impl_) throw_undefined();
+    return *impl_;
+  }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  [[noreturn]] static void throw_undefined();
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Creates a tensor with fresh (uninitialised) contiguous storage.
+Tensor make_tensor(const Shape& shape, DType dtype, Device device, bool pinned = false);
+// Creates a view sharing `base`'s storage with the given geometry.
+Tensor make_view(const Tensor& base, const Shape& shape, const Shape& strides, int64_t offset);
+
+// Throws if `t` is undefined, naming `op`.
+void check_defined(const Tensor& t, const char* op);
+
+bool equal(const Tensor& a, const Tensor& b);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false);
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+template <>
+std::vector<bool> Tensor::to_vector<bool>() const;
+
+template <ElementType T>
+T* Tensor::data() const {
+  if (dtype() != dtype_of_v<T>)
+    fail<DTypeError>("tl::Tensor::data", "expected dtype ", dtype_of_v<T>, ", got ", dtype());
+  return static_cast<T*>(data_ptr());
+}
+
+}  // namespace tensorlet

@@ -1,0 +1,438 @@
+// Elementwise op front-ends: validation, torch.result_type promotion, broadcasting and dispatch
+// to the backend's unary/binary/where kernels, plus Tensor's in-place add_/sub_/mul_/div_.
+#include "tensorlet/ops/elementwise.h"
+
+#include "tensorlet/backends/backend.h"
+#include "tensorlet/core/op_scope.h"
+#include "tensorlet/core/broadcast.h"
+#include "tensorlet/core/dispatch.h"
+#include "tensorlet/core/scalar_check.h"
+
+namespace tensorlet {
+namespace {
+
+// An op input: a tensor, or a Python-style scalar (tensor == nullptr).
+struct Operand {
+  const Tensor* tensor = nullptr;
+  Scalar scalar;
+};
+Operand of(const Tensor& t) { return {&t, {}}; }
+Operand of(Scalar s) { return {nullptr, s}; }
+
+// torch.result_type: operands fall into three priority categories (dimensioned tensors, 0-dim
+// tensors, scalars) that promote among themselves; a lower category only matters when it is of
+// a higher kind than the category above it (or that one is bool).
+class Promotion {
+ public:
+  void add(const Tensor& t) { merge(t.dim() > 0 ? dim_ : zero_, t.dtype()); }
+  void add(Scalar s) { merge(wrapped_, default_dtype_for(s.kind())); }
+  void add(const Operand& x) {
+    if (x.tensor)
+      add(*x.tensor);
+    else
+      add(x.scalar);
+  }
+  DType result() const { return combine(dim_, combine(zero_, wrapped_)).value_or(kFloat32); }
+
+ private:
+  static void merge(std::optional<DType>& slot, DType d) {
+    slot = slot ? promote_types(*slot, d) : d;
+  }
+  static std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+    if (!higher) return lower;
+    if (!lower || is_floating_point(*higher)) return higher;
+    if (*higher == kBool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+    return higher;
+  }
+  std::optional<DType> dim_, zero_, wrapped_;
+};
+
+DType result_type_of(const Operand& a, const Operand& b) {
+  // Same-dtype tensors are the common case and need no category bookkeeping.
+  if (a.tensor && b.tensor && a.tensor->dtype() == b.tensor->dtype()) return a.tensor->dtype();
+  Promotion p;
+  p.add(a);
+  p.add(b);
+  return p.result();
+}
+
+bool is_bool(const Operand& x) {
+  return x.tensor ? x.tensor->dtype() == kBool : x.scalar.is_bool();
+}
+
+// Whether a value of dtype `from` may be written into a tensor of dtype `to` (torch.can_cast):
+// never floating into integral, never non-bool into bool.
+bool can_cast(DType from, DType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+void check_device(const char* op, const Tensor& a, const Tensor& b) {
+  if (!(a.device() == b.device()))
+    fail<DeviceError>(op, "expected all tensors to be on the same device, but found ", a.device(),
+                      " and ", b.device());
+}
+
+// Checks that tensor operands are defined and on one device; returns that device.
+Device common_device(const char* op, const Operand& a, const Operand& b) {
+  if (a.tensor) check_defined(*a.tensor, op);
+  if (b.tensor) check_defined(*b.tensor, op);
+  if (a.tensor && b.tensor) check_device(op, *a.tensor, *b.tensor);
+  return a.tensor ? a.tensor->device() : b.tensor->device();
+}
+
+Shape broadcast_of(const char* op, const Operand& a, const Operand& b) {
+  if (!a.tensor) return b.tensor->shape();
+  if (!b.tensor) return a.tensor->shape();
+  return broadcast_shapes(a.tensor->shape(), b.tensor->shape(), op);
+}
+
+// A tensor operand as a `dtype` tensor viewed at `shape` (stride 0 on broadcast dims). Returns the
+// caller's tensor itself when nothing changes, so the common path touches no refcount.
+const Tensor& prepare(const Tensor& t, DType dtype, const Shape& shape, Tensor& holder) {
+  if (t.dtype() == dtype && t.shape() == shape) return t;
+  holder = t.to(dtype);
+  if (holder.shape() != shape) holder = holder.expand(shape);
+  return holder;
+}
+
+// An operand as a kernel input of `dtype`: a tensor as above; a scalar converted to `dtype` here,
+// once, and passed by value (as PyTorch's wrapped numbers): no tensor, no allocation, and for a
+// device op no host memory the kernel would have to know about.
+// Backends read a scalar as a value of the dtype's compute type (compute_t: float for the half
+// types); `keep_precision` leaves a half op's scalar unrounded (scalar_in_compute_type).
+ElementwiseArg prepare(const Operand& x, DType dtype, const Shape& shape, Tensor& holder,
+                       bool keep_precision = false) {
+  if (x.tensor) return prepare(*x.tensor, dtype, shape, holder);
+  return ElementwiseArg(dispatch_dtype(dtype, [&]<typename T>() {
+    if (keep_precision) return Scalar(x.scalar.to<compute_t<T>>());
+    return Scalar(x.scalar.to<T>());
+  }));
+}
+
+[[noreturn]] void unsupported(const char* name, DType dtype) {
+  fail<DTypeError>(name, "not supported for dtype ", dtype);
+}
+
+// The dtype a binary op computes in, after rejecting what PyTorch rejects: dtypes outside the op's
+// supported set (backends/math/binary_ops.h), and a few operand rules of its own.
+DType compute_dtype(BinaryOp op, const char* name, const Operand& a, const Operand& b) {
+  DType promoted = result_type_of(a, b);
+  // torch refuses a bool operand of sub even where it promotes to a number (mask - 1).
+  if (op == BinaryOp::Sub && (is_bool(a) || is_bool(b)))
+    fail<DTypeError>(name,
+                     "subtraction with a bool tensor is not supported; to invert a mask use ~ or ",
+                     "logical_not()");
+  if (!supported_dtypes(op).contains(promoted)) unsupported(name, promoted);
+  if (op == BinaryOp::Pow && a.tensor && is_integral(a.tensor->dtype(), true) && !b.tensor &&
+      b.scalar.is_integral() && b.scalar.to<int64_t>() < 0)
+    fail<DTypeError>(name, "Integers to negative integer powers are not allowed (exponent ",
+                     b.scalar.to<int64_t>(), ")");
+  return compute_dtype_for(output_rule(op), promoted);
+}
+
+Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
+  const char* name = binary_op_name(op);
+  profiler::OpScope scope(name);
+  scope.inputs({a.tensor, b.tensor});
+  Device device = common_device(name, a, b);
+  DType compute = compute_dtype(op, name, a, b);
+  // Scalars wrap into an integer dtype (x + (1 << 40) on int32, as torch), except pow's exponent.
+  if (op == BinaryOp::Pow && !b.tensor && is_integral(compute))
+    check_scalar_fits(name, "exponent", b.scalar, compute);
+  Shape shape = broadcast_of(name, a, b);
+  Tensor ha, hb;
+  const bool keep = scalar_in_compute_type(op);
+  const ElementwiseArg ta = prepare(a, compute, shape, ha, keep);
+  const ElementwiseArg tb = prepare(b, compute, shape, hb, keep);
+  Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
+  if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
+  return out;
+}
+
+// True when two indices of `t` reach one element (a broadcast dim): writing into it is ambiguous.
+bool has_internal_overlap(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.strides()[d] == 0 && t.shape()[d] > 1) return true;
+  return false;
+}
+
+// self = op(self, other), written through the backend straight into self's (possibly strided)
+// elements.
+Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& other) {
+  profiler::OpScope scope(name);
+  scope.inputs({&self, other.tensor});
+  check_defined(self, name);
+  const Operand me = of(self);
+  Device device = common_device(name, me, other);
+  DType compute = compute_dtype(op, name, me, other);
+  if (!can_cast(compute, self.dtype()))
+    fail<DTypeError>(name, "result type ", compute, " can't be cast to the desired output type ",
+                     self.dtype());
+  const Shape& shape = self.shape();
+  if (other.tensor && other.tensor->shape() != shape) {
+    Shape common = broadcast_shapes(shape, other.tensor->shape(), name);
+    if (common != shape)
+      fail<ShapeError>(name, "output with shape ", shape, " doesn't match the broadcast shape ",
+                       common);
+  }
+  if (has_internal_overlap(self))
+    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                     shape, " strides ", self.strides());
+  if (self.numel() == 0) return self;
+
+  // `other` may share self's memory. Read at the same index it is harmless; any other geometry
+  // would read elements this op has already overwritten, so it gets its own copy first.
+  Tensor hb;
+  const Tensor* src = nullptr;
+  if (other.tensor) {
+    const Tensor& o = *other.tensor;
+    if (o.dtype() == compute && o.storage() == self.storage() && o.numel() > 0 &&
+        !(o.data_ptr() == self.data_ptr() && o.shape() == shape && o.strides() == self.strides()))
+      hb = o.clone();
+    src = hb.defined() ? &hb : &o;
+  }
+  Tensor hb2;
+  const ElementwiseArg tb =
+      prepare(src ? of(*src) : other, compute, shape, hb2, scalar_in_compute_type(op));
+
+  Backend& backend = backend_for(device);
+  if (compute == self.dtype()) {
+    backend.binary(op, self, tb, self);
+  } else {
+    // A wider compute dtype (int32 self += int64 tensor) computes aside and casts back.
+    Tensor tmp = make_tensor(shape, compute, device);
+    backend.binary(op, self.to(compute), tb, tmp);
+    backend.copy(tmp, self);
+  }
+  return self;
+}
+
+Tensor unary_op(UnaryOp op, const Tensor& a) {
+  const char* name = unary_op_name(op);
+  profiler::OpScope scope(name);
+  scope.inputs({&a});
+  check_defined(a, name);
+  if (!supported_dtypes(op).contains(a.dtype())) unsupported(name, a.dtype());
+  const OutputRule rule = output_rule(op);
+  const DType dtype = compute_dtype_for(rule, a.dtype());
+  Tensor holder;
+  const Tensor& in = dtype == a.dtype() ? a : (holder = a.to(dtype));
+  Tensor out = make_tensor(a.shape(), output_dtype_for(rule, dtype), a.device());
+  if (out.numel() > 0) backend_for(a.device()).unary(op, in, out);
+  return out;
+}
+
+Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
+  const char* name = "tl::where";
+  profiler::OpScope scope(name);
+  scope.inputs({&cond, a.tensor, b.tensor});
+  check_defined(cond, name);
+  if (cond.dtype() != kBool)
+    fail<DTypeError>(name, "expected a bool condition tensor, got dtype ", cond.dtype());
+  Device device = cond.device();
+  for (const Operand* x : {&a, &b}) {
+    if (!x->tensor) continue;
+    check_defined(*x->tensor, name);
+    check_device(name, cond, *x->tensor);
+  }
+  DType dtype = result_type_of(a, b);
+  // A scalar that does not fit the result dtype is refused, as torch (where(c, int32, 1 << 40)).
+  if (!a.tensor) check_scalar_fits(name, "scalar 'input'", a.scalar, dtype);
+  if (!b.tensor) check_scalar_fits(name, "scalar 'other'", b.scalar, dtype);
+  Shape shape = cond.shape();
+  if (a.tensor) shape = broadcast_shapes(shape, a.tensor->shape(), name);
+  if (b.tensor) shape = broadcast_shapes(shape, b.tensor->shape(), name);
+  Tensor hc, ha, hb;
+  const Tensor& tc = prepare(cond, kBool, shape, hc);
+  const ElementwiseArg ta = prepare(a, dtype, shape, ha);
+  const ElementwiseArg tb = prepare(b, dtype, shape, hb);
+  Tensor out = make_tensor(shape, dtype, device);
+  if (out.numel() > 0) backend_for(device).where(tc, ta, tb, out);
+  return out;
+}
+
+// A clamp bound as given, or nullptr for a scalar bound beyond an integer dtype's range on the side
+// where it clamps nothing (max = 1 << 40 on int32), as torch; a scalar bound out of range on the
+// other side, or beyond float32's, is refused rather than wrapped.
+const Operand* clamp_bound(const char* name, const char* what, const Operand* x, DType dtype,
+                           bool is_max) {
+  if (!x || x->tensor || x->scalar.fits(dtype)) return x;
+  if (is_integral(dtype) && x->scalar.is_integral() && (x->scalar.to<int64_t>() > 0) == is_max)
+    return nullptr;
+  fail<DTypeError>(name, what, " value ", x->scalar, " is outside the range of ", dtype);
+}
+
+// clamp = minimum(maximum(a, lo), hi): two passes, the second in place on the output, which is
+// what makes min > max give max everywhere and lets NaN propagate as torch.clamp does.
+Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
+  const char* name = "tl::clamp";
+  profiler::OpScope scope(name);
+  scope.inputs({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
+  check_defined(a, name);
+  if (!lo && !hi) fail<ShapeError>(name, "at least one of 'min' or 'max' must be given");
+  Device device = a.device();
+  Promotion promotion;
+  promotion.add(a);
+  Shape shape = a.shape();
+  for (const Operand* x : {lo, hi}) {
+    if (!x) continue;
+    if (x->tensor) check_defined(*x->tensor, name);  // before promotion reads its dtype
+    promotion.add(*x);
+    if (!x->tensor) continue;
+    check_device(name, a, *x->tensor);
+    shape = broadcast_shapes(shape, x->tensor->shape(), name);
+  }
+  DType dtype = promotion.result();
+  // torch refuses clamp only when it would compute in bool (bool input and bool bounds); a bool
+  // input with number bounds is promoted.
+  if (dtype == kBool)
+    fail<DTypeError>(name, "not supported when the input and the bounds are all bool");
+  lo = clamp_bound(name, "min", lo, dtype, false);
+  hi = clamp_bound(name, "max", hi, dtype, true);
+  Tensor ha, hlo, hhi;
+  const Tensor& ta = prepare(a, dtype, shape, ha);
+  Tensor out = make_tensor(shape, dtype, device);
+  if (out.numel() == 0) return out;
+  Backend& backend = backend_for(device);
+  if (!lo && !hi) backend.copy(ta, out);
+  const Tensor* first = &ta;
+  if (lo) {
+    backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, hlo), out);
+    first = &out;
+  }
+  if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, shape, hhi), out);
+  return out;
+}
+
+// & | ~ are bitwise in PyTorch; tensorlet only has their bool meaning, so other dtypes are refused
+// rather than silently computed logically.
+void check_bool_operands(const char* op, const Tensor& a, const Tensor* b = nullptr) {
+  check_defined(a, op);
+  if (b) check_defined(*b, op);
+  if (a.dtype() != kBool || (b && b->dtype() != kBool))
+    fail<DTypeError>(op, "only bool tensors are supported, got ", a.dtype(), b ? " and " : "",
+                     b ? dtype_name(b->dtype()) : "");
+}
+
+}  // namespace
+
+// ---- binary ops in their three forms ----
+
+// Generated from the list (backends/math/binary_ops.h).
+#define TL_DEFINE_BINARY(e, name, rule, dtypes, Fn)                                              \
+  Tensor name(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::e, of(a), of(b)); } \
+  Tensor name(const Tensor& a, Scalar b) { return binary_op(BinaryOp::e, of(a), of(b)); }        \
+  Tensor name(Scalar a, const Tensor& b) { return binary_op(BinaryOp::e, of(a), of(b)); }
+TL_BINARY_OPS(TL_DEFINE_BINARY)
+#undef TL_DEFINE_BINARY
+
+// ---- unary ops ----
+
+// Generated from the list (backends/math/unary_ops.h).
+#define TL_DEFINE_UNARY(e, name, rule, dtypes, Fn) \
+  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); }
+TL_UNARY_OPS(TL_DEFINE_UNARY)
+#undef TL_DEFINE_UNARY
+
+// ---- where, clamp, result_type ----
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return where_op(cond, of(a), of(b));
+}
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) { return where_op(cond, of(a), of(b)); }
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b) { return where_op(cond, of(a), of(b)); }
+Tensor where(const Tensor& cond, Scalar a, Scalar b) { return where_op(cond, of(a), of(b)); }
+
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
+  Operand lo = min ? of(*min) : Operand{}, hi = max ? of(*max) : Operand{};
+  return clamp_op(a, min ? &lo : nullptr, max ? &hi : nullptr);
+}
+
+Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Operand lo = min ? of(*min) : Operand{}, hi = max ? of(*max) : Operand{};
+  return clamp_op(a, min ? &lo : nullptr, max ? &hi : nullptr);
+}
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  check_defined(a, "tl::result_type");
+  check_defined(b, "tl::result_type");
+  return result_type_of(of(a), of(b));
+}
+
+DType result_type(const Tensor& a, Scalar b) {
+  check_defined(a, "tl::result_type");
+  return result_type_of(of(a), of(b));
+}
+
+// ---- operators ----
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+
+Tensor operator&(const Tensor& a, const Tensor& b) {
+  check_bool_operands("tl::bitwise_and", a, &b);
+  return logical_and(a, b);
+}
+Tensor operator|(const Tensor& a, const Tensor& b) {
+  check_bool_operands("tl::bitwise_or", a, &b);
+  return logical_or(a, b);
+}
+Tensor operator!(const Tensor& a) { return logical_not(a); }
+Tensor operator~(const Tensor& a) {
+  check_bool_operands("tl::bitwise_not", a);
+  return logical_not(a);
+}
+
+// ---- in place ----
+
+Tensor& Tensor::add_(const Tensor& other) {
+  return inplace_op(BinaryOp::Add, "tl::add_", *this, of(other));
+}
+Tensor& Tensor::add_(Scalar other) {
+  return inplace_op(BinaryOp::Add, "tl::add_", *this, of(other));
+}
+Tensor& Tensor::sub_(const Tensor& other) {
+  return inplace_op(BinaryOp::Sub, "tl::sub_", *this, of(other));
+}
+Tensor& Tensor::sub_(Scalar other) {
+  return inplace_op(BinaryOp::Sub, "tl::sub_", *this, of(other));
+}
+Tensor& Tensor::mul_(const Tensor& other) {
+  return inplace_op(BinaryOp::Mul, "tl::mul_", *this, of(other));
+}
+Tensor& Tensor::mul_(Scalar other) {
+  return inplace_op(BinaryOp::Mul, "tl::mul_", *this, of(other));
+}
+Tensor& Tensor::div_(const Tensor& other) {
+  return inplace_op(BinaryOp::Div, "tl::div_", *this, of(other));
+}
+Tensor& Tensor::div_(Scalar other) {
+  return inplace_op(BinaryOp::Div, "tl::div_", *this, of(other));
+}
+
+}  // namespace tensorlet

@@ -1,0 +1,48 @@
+// Tensor's method forms, forwarding to the op free functions.
+#include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/indexing.h"
+#include "tensorlet/ops/linalg.h"
+#include "tensorlet/ops/reduce.h"
+
+namespace tensorlet {
+
+Tensor Tensor::matmul(const Tensor& other) const { return tensorlet::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return tensorlet::mm(*this, other); }
+Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const {
+  return tensorlet::sum(*this, dims, keepdim);
+}
+Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const {
+  return tensorlet::mean(*this, dims, keepdim);
+}
+Tensor Tensor::max(const std::vector<int64_t>& dims, bool keepdim) const {
+  return tensorlet::max(*this, dims, keepdim);
+}
+Tensor Tensor::min(const std::vector<int64_t>& dims, bool keepdim) const {
+  return tensorlet::min(*this, dims, keepdim);
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return tensorlet::argmax(*this, dim, keepdim);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return tensorlet::argmin(*this, dim, keepdim);
+}
+Tensor Tensor::abs() const { return tensorlet::abs(*this); }
+Tensor Tensor::exp() const { return tensorlet::exp(*this); }
+Tensor Tensor::log() const { return tensorlet::log(*this); }
+Tensor Tensor::sqrt() const { return tensorlet::sqrt(*this); }
+Tensor Tensor::sin() const { return tensorlet::sin(*this); }
+Tensor Tensor::cos() const { return tensorlet::cos(*this); }
+Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
+Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }
+Tensor Tensor::nonzero() const { return tensorlet::nonzero(*this); }
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  return tensorlet::masked_select(*this, mask);
+}
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return tensorlet::index_select(*this, dim, index);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  return tensorlet::gather(*this, dim, index);
+}
+
+}  // namespace tensorlet

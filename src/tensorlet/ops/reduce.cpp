@@ -1,0 +1,148 @@
+// Reduction front-ends: dim validation, output dtype and shape, empty inputs, then the backend.
+#include "tensorlet/ops/reduce.h"
+
+#include "tensorlet/backends/backend.h"
+#include "tensorlet/core/op_scope.h"
+
+namespace tensorlet {
+
+namespace {
+
+// The reduced-dim mask for `dims` (empty = all), with PyTorch's checks on range and repeats.
+std::vector<bool> reduce_mask(const Tensor& a, const std::vector<int64_t>& dims, const char* op) {
+  const int64_t nd = a.dim();
+  std::vector<bool> mask(nd, dims.empty());
+  // A 0-dim tensor accepts dim 0 / -1; track it in a one-slot mask so repeats are still caught.
+  std::vector<bool> seen(std::max<int64_t>(nd, 1), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, nd, op);
+    if (seen[w]) fail<IndexError>(op, "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (nd > 0) mask[w] = true;
+  }
+  return mask;
+}
+
+// The keepdim output; the !keepdim result is a view dropping the reduced dims.
+Tensor squeeze_reduced(const Tensor& out, const std::vector<bool>& mask, bool keepdim) {
+  if (keepdim) return out;
+  Shape shape;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    if (!mask[d]) shape.push_back(out.shape()[d]);
+  return make_view(out, shape, contiguous_strides(shape), 0);
+}
+
+// The result dtype (backends/math/reduce_ops.h), after refusing dtypes the op does not support,
+// before any kernel runs.
+DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
+  const ReduceOpInfo& info = reduce_op_info(op);
+  if (!info.dtypes.contains(in)) {
+    if (op == ReduceOp::Mean)
+      fail<DTypeError>(name, "could not infer output dtype: input dtype must be floating point ",
+                       "(float16, bfloat16, float32 or float64), got ", in,
+                       "; convert it first, e.g. .to(tl::kFloat32)");
+    fail<DTypeError>(name, "not supported for dtype ", in);
+  }
+  return reduce_out_dtype(info.rule, in);
+}
+
+Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vector<int64_t>& dims,
+                 bool keepdim) {
+  profiler::OpScope scope(name);
+  scope.inputs({&a});
+  check_defined(a, name);
+  std::vector<bool> mask = reduce_mask(a, dims, name);
+  const DType out_dtype = reduce_out_dtype(op, a.dtype(), name);
+  Shape keep = a.shape();
+  bool empty_extent = false;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (!mask[d]) continue;
+    empty_extent |= keep[d] == 0;
+    keep[d] = 1;
+  }
+  if (empty_extent && !reduce_op_info(op).empty_ok) {
+    if (dims.empty())
+      fail<IndexError>(name, "expected a non-empty input when reducing over all dims, got shape ",
+                       a.shape(), "; specify the reduction dims");
+    fail<IndexError>(name, "expected every reduced dim to have non-zero size, got shape ",
+                     a.shape(), " reducing dims ", Shape(dims));
+  }
+  Tensor out = make_tensor(keep, out_dtype, a.device());
+  if (out.numel() > 0) {
+    if (a.numel() == 0)
+      backend_for(a.device()).fill(out, Scalar(reduce_op_info(op).empty_value));
+    else
+      backend_for(a.device()).reduce(op, a, mask, out);
+  }
+  return squeeze_reduced(out, mask, keepdim);
+}
+
+Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::optional<int64_t> dim,
+                     bool keepdim) {
+  profiler::OpScope scope(name);
+  scope.inputs({&a});
+  check_defined(a, name);
+  if (!reduce_op_dtypes(op).contains(a.dtype()))  // bool, as torch
+    fail<DTypeError>(name, "not supported for dtype ", a.dtype());
+  const int64_t nd = a.dim();
+  Shape keep = Shape::filled(nd, 1), shape;
+  std::optional<int64_t> kernel_dim;
+  if (dim) {
+    const int64_t d = wrap_dim(*dim, nd, name);
+    if (nd > 0) {
+      if (a.shape()[d] == 0)
+        fail<IndexError>(name, "expected reduction dim ", d, " to have non-zero size, got shape ",
+                         a.shape());
+      keep = a.shape();
+      keep[d] = 1;
+      shape = a.shape();
+      shape.erase(d);
+      kernel_dim = d;
+    }
+  } else if (a.numel() == 0) {
+    fail<IndexError>(name, "expected a non-empty input when no dim is given, got shape ", a.shape(),
+                     "; specify the reduction dim");
+  }
+  Tensor out = make_tensor(keep, kInt64, a.device());
+  if (out.numel() > 0) backend_for(a.device()).arg_reduce(op, a, kernel_dim, out);
+  if (keepdim) return out;
+  return make_view(out, shape, contiguous_strides(shape), 0);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
+}
+Tensor prod(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
+}
+Tensor mean(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
+}
+Tensor max(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Max, "tl::max", a, dims, keepdim);
+}
+Tensor min(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Min, "tl::min", a, dims, keepdim);
+}
+Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Max, "tl::amax", a, dims, keepdim);
+}
+Tensor amin(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Min, "tl::amin", a, dims, keepdim);
+}
+Tensor all(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::All, "tl::all", a, dims, keepdim);
+}
+Tensor any(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Any, "tl::any", a, dims, keepdim);
+}
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_reduce_op(ArgReduceOp::ArgMax, "tl::argmax", a, dim, keepdim);
+}
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_reduce_op(ArgReduceOp::ArgMin, "tl::argmin", a, dim, keepdim);
+}
+
+}  // namespace tensorlet
