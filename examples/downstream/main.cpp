@@ -1,5 +1,5 @@
-// A few tensor ops through the installed <tensorlet.h>: factories, views, host reads and a typed
-// error. Exits non-zero when a result is wrong.
+// A few tensor ops through the installed <tensorlet/tensorlet.h>: factories, views, host reads and
+// a typed error. Exits non-zero when a result is wrong.
 #include <tensorlet/tensorlet.h>
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 // use, and is launched through tl::cuda::launch, which names it for the profiler and for errors:
 //
 //   // add2.cu, compiled by nvcc and linked with tensorlet
-//   #include <tensorlet_cuda.h>
+//   #include <tensorlet/tensorlet_cuda.h>
 //
 //   __global__ void add2_kernel(const float* a, const float* b, float* out, int64_t n) {
 //     for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
