@@ -52,6 +52,13 @@ std::string number(double v) {
   return buf;
 }
 
+// A grid line's label on a log axis: 0.01, 1, 1000, then 1e+06 beyond six digits.
+std::string decade_label(double exponent) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, exponent));
+  return buf;
+}
+
 // Canvas: the svg element, a white background and the title.
 std::string open_svg(double height, const std::string& title) {
   std::ostringstream o;
@@ -180,12 +187,12 @@ std::string log_log_chart_svg(const std::string& title, const std::string& x_lab
   for (double d = lx0; d <= lx1; ++d) {
     const double x = px(std::pow(10.0, d));
     svg += line(x, kTop, x, kTop + plot_h, "#ddd");
-    svg += text(x, kTop + plot_h + 16, number(std::pow(10.0, d)), "middle", 11);
+    svg += text(x, kTop + plot_h + 16, decade_label(d), "middle", 11);
   }
   for (double d = ly0; d <= ly1; ++d) {
     const double y = py(std::pow(10.0, d));
     svg += line(kLeft, y, kLeft + plot_w, y, "#ddd");
-    svg += text(kLeft - 6, y + 4, number(std::pow(10.0, d)), "end", 11);
+    svg += text(kLeft - 6, y + 4, decade_label(d), "end", 11);
   }
   svg += line(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h);
   svg += line(kLeft, kTop, kLeft, kTop + plot_h);
