@@ -3,7 +3,9 @@
 // and, for big reductions with few outputs, a split into slices that the last slice to finish
 // folds. Everything is enqueued on the current stream, one launch per reduction; the only atomic
 // counts arrivals, so results are the same on every run.
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -33,6 +35,27 @@ int multiprocessor_count(int device) {
   int n = 0;
   TL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
   if (device < kCached) cache[device].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+// How many blocks of `threads` threads of Op's kernel one SM of `device` holds at once, queried
+// once per (device, block size): block sizes are powers of two up to kMaxThreads.
+template <typename Op>
+int resident_blocks(int device, int threads) {
+  constexpr int kDevices = 16, kSizes = 10;
+  static_assert(kMaxThreads < (1 << kSizes));
+  static std::atomic<int> cache[kDevices][kSizes];
+  const int size = std::countr_zero(static_cast<unsigned>(threads));
+  const bool cached = device < kDevices && size < kSizes;
+  if (cached) {
+    const int n = cache[device][size].load(std::memory_order_relaxed);
+    if (n > 0) return n;
+  }
+  int n = 0;
+  OnDevice on_device(device);  // the occupancy calculator reads the current device
+  TL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reduce_kernel<Op>, threads, 0));
+  n = std::max(n, 1);
+  if (cached) cache[device][size].store(n, std::memory_order_relaxed);
   return n;
 }
 
@@ -78,7 +101,9 @@ void run(ReducePlan& p, const Tensor& in, const Tensor& out, const char* name) {
                      out.dtype());
   const int device = out.device().index();
   const int sms = multiprocessor_count(device);
-  const Launch launch = configure(p, sizeof(In), true, sms);
+  const Launch launch = configure(p, sizeof(In), true, sms, [device](int threads) {
+    return resident_blocks<Op>(device, threads);
+  });
   cudaStream_t s = current_stream_handle(device);
   const In* src = typed_ptr<const In>(in);
   Out* dst = typed_ptr<Out>(out);
