@@ -41,6 +41,13 @@ constexpr const char* kFile = "test_profiler_stacks.cpp";
   asm volatile("" ::: "memory");
   return out;
 }
+// Both unwinders from one frame: their addresses must agree but for the first, which is where
+// in this function each was called.
+[[gnu::noinline]] void both_unwinders(uintptr_t* a, int& na, uintptr_t* b, int& nb) {
+  na = prof::detail::capture_call_stack_libgcc(a, prof::detail::kMaxFrames, 0);
+  nb = prof::detail::capture_call_stack_libunwind(b, prof::detail::kMaxFrames, 0);
+  asm volatile("" ::: "memory");
+}
 // clang-format on
 
 std::string helper_frame(int line) {
@@ -190,6 +197,23 @@ TEST_CASE(
   // Every frame between the user's call and tl::empty is the library's: folded away.
   CHECK(empty->stack == zeros->stack);
   check_user_frames_only(empty->stack);
+}
+
+TEST_CASE("profiler stacks: libunwind and libgcc's unwinder give the same return addresses") {
+  if (!prof::detail::capture_uses_libunwind()) {
+    MESSAGE("libunwind.so.8 not found here: stacks use libgcc's unwinder only");
+    return;
+  }
+  uintptr_t a[prof::detail::kMaxFrames], b[prof::detail::kMaxFrames];
+  int na = 0, nb = 0;
+  both_unwinders(a, na, b, nb);
+  REQUIRE(na >= 3);  // both_unwinders, this test case, doctest's runner at least
+  CHECK(nb == na);
+  CHECK(a[0] != b[0]);  // two call sites in both_unwinders
+  for (int i = 1; i < std::min(na, nb); ++i) {
+    INFO("frame ", i);
+    CHECK(a[i] == b[i]);
+  }
 }
 
 TEST_CASE("profiler stacks: with_stack off records no frames") {

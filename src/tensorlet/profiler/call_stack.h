@@ -18,9 +18,15 @@ namespace tensorlet::profiler::detail {
 constexpr int kMaxFrames = 32;
 
 // Writes up to `max` return addresses of the calling thread, innermost first, leaving out the
-// capturing function itself and the `skip` frames above it; returns how many it wrote. libgcc's
-// unwinder (_Unwind_Backtrace), no allocation. call_stack_capture.cpp.
+// capturing function itself and the `skip` frames above it; returns how many it wrote. No
+// allocation. libunwind (dlopen'd libunwind.so.8) where present, else libgcc's unwinder;
+// TL_PROFILER_UNWINDER=libgcc picks libgcc's. call_stack_capture.cpp.
 int capture_call_stack(uintptr_t* pcs, int max, int skip);
+// The two unwinders, for tests: the same contract; the libunwind one returns -1 where libunwind
+// is not there.
+int capture_call_stack_libgcc(uintptr_t* pcs, int max, int skip);
+int capture_call_stack_libunwind(uintptr_t* pcs, int max, int skip);
+bool capture_uses_libunwind();
 
 // Raw stacks of one thread's recording: contiguous runs of addresses in fixed-size blocks, so a
 // capture writes in place and appending never moves what was captured.
