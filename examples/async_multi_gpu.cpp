@@ -139,10 +139,121 @@ double traced_run(int gpus, const char* label, double offset, Trace& trace,
   return last;
 }
 
-void parallel_devices(int gpus, std::vector<Span>& timeline) {
-  constexpr int kMatmuls = 20000;
+// One size of (a): `count` n x n matmuls on GPU 0, on GPU 1, then on both from this thread.
+struct Split {
+  double t0 = 0, t1 = 0, both = 0, naive = 0;  // seconds
+  double launch_us = 0;  // the host's time to enqueue one matmul (a batch well under the queue)
+};
+
+// Each run is also drawn on `timeline` when it is given.
+Split run_split(int gpus, int n, int count, std::vector<Span>* timeline) {
   constexpr int kRound = 100;  // matmuls per device before the host turns to the other one
-  std::printf("(a) %d matmuls of 100x100 float32 on one GPU, then on two at once\n", kMatmuls);
+  std::vector<tl::Tensor> x;
+  for (int d = 0; d < std::min(gpus, 2); ++d) x.push_back(tl::rand({n, n}, tl::Device::cuda(d)));
+  Trace trace;
+  // `count` matmuls on device d; the device is made current once, not switched for every op.
+  auto run_on = [&](int d, int k) {
+    if (!trace.first_enqueue.empty() && trace.first_enqueue[d] < 0)
+      trace.first_enqueue[d] = ms_since(trace.origin);
+    tl::cuda::DeviceGuard on(d);
+    for (int i = 0; i < k; ++i) (void)tl::matmul(x[d], x[d]);
+  };
+  auto untraced = [&](const std::function<void()>& work) {
+    trace.first_enqueue.clear();
+    return seconds(gpus, 3, work);
+  };
+  const int used = std::min(gpus, 2);
+  double offset = 0;
+  auto trace_once = [&](const char* label, const std::function<void()>& work) {
+    if (timeline == nullptr) return;
+    offset += traced_run(used, label, offset, trace, work, *timeline) + 2.0;  // 2 ms apart
+  };
+  Split r;
+  auto alone0 = [&] { run_on(0, count); };
+  r.t0 = untraced(alone0);  // also warms up: cuBLAS picks its kernel for the size once
+  trace_once("GPU 0 alone", alone0);
+  // The host alone: 200 launches return long before the launch queue (about a thousand) fills.
+  trace.first_enqueue.clear();
+  synchronize_all(gpus);
+  const auto start = Clock::now();
+  run_on(0, 200);
+  r.launch_us = ms_since(start) * 1e3 / 200;
+  synchronize_all(gpus);
+  if (gpus < 2) return r;
+  auto alone1 = [&] { run_on(1, count); };
+  r.t1 = untraced(alone1);
+  trace_once("GPU 1 alone", alone1);
+  auto rounds = [&] {  // both from one thread, a round of work to each device in turn
+    for (int done = 0; done < count; done += kRound) {
+      run_on(0, std::min(kRound, count - done));
+      run_on(1, std::min(kRound, count - done));
+    }
+  };
+  auto in_order = [&] {  // the notebook's order: everything for GPU 0, then for GPU 1
+    run_on(0, count);
+    run_on(1, count);
+  };
+  r.both = untraced(rounds);
+  trace_once("both, in rounds", rounds);
+  r.naive = untraced(in_order);
+  trace_once("both, GPU 0's first", in_order);
+  return r;
+}
+
+// The words follow the ratios: near 0.5 the devices overlapped fully, near 1 they took turns.
+const char* overlap_verdict(double r) {
+  return r < 0.6   ? "the two GPUs ran at the same time almost throughout"
+         : r < 0.9 ? "the two GPUs overlapped part of the time"
+                   : "the two GPUs took turns: no overlap";
+}
+
+void print_split(const Split& r, int n, int count) {
+  const double per_us = r.t0 * 1e6 / count;
+  std::printf(
+      "   GPU 0 alone:                         %8.2f ms  (%.2f us per matmul; the host\n"
+      "                                                   launches one in %.2f us)\n",
+      r.t0 * 1e3, per_us, r.launch_us);
+  if (r.t1 <= 0) return;
+  std::printf("   GPU 1 alone:                         %8.2f ms\n", r.t1 * 1e3);
+  const double r_both = r.both / (r.t0 + r.t1), r_naive = r.naive / (r.t0 + r.t1);
+  std::printf("   both, in rounds of 100 per GPU:      %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
+              r.both * 1e3, r_both);
+  std::printf("   both, all of GPU 0's work first:     %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
+              r.naive * 1e3, r_naive);
+  std::printf("   %dx%d, in rounds: %s (%.2f x);\n   GPU 0's work first: %s (%.2f x).\n", n, n,
+              overlap_verdict(r_both), r_both, overlap_verdict(r_naive), r_naive);
+  if (r_both >= 0.9 && r.launch_us >= 0.75 * per_us) {
+    std::printf(
+        "   Why: the host is the bottleneck. A matmul this small costs the host %.2f us to\n"
+        "   launch and the GPU no more than that (%.2f us each, GPU 0 alone), so each GPU\n"
+        "   waits for its next kernel and the one host thread that feeds both cannot go\n"
+        "   faster for having two: the total is the host's, %d launches long. The\n"
+        "   notebook's K80s took 63 us per matmul, far more than a launch, so they overlapped.\n",
+        r.launch_us, per_us, 2 * count);
+  } else if (r_both < 0.9) {
+    std::printf(
+        "   Why: each matmul returns as soon as its kernel is queued (%.2f us of host time\n"
+        "   against %.2f us of GPU work), so while GPU 0 works through its queue the host\n"
+        "   already feeds GPU 1.%s\n",
+        r.launch_us, per_us,
+        r_naive > r_both + 0.05
+            ? " The queue of pending launches per device is bounded (about a\n"
+              "   thousand), so a host that queues all of GPU 0's matmuls first blocks until\n"
+              "   GPU 0 has nearly finished before it reaches GPU 1 (the chart shows when each\n"
+              "   GPU got its first kernel); handing out work in rounds keeps both queues filled."
+            : "");
+  } else {
+    std::printf(
+        "   Why not: the host launches a matmul in %.2f us against %.2f us of GPU work, yet\n"
+        "   the GPUs did not overlap; something else serialized them (a shared resource, or\n"
+        "   the launch queue).\n",
+        r.launch_us, per_us);
+  }
+}
+
+void parallel_devices(int gpus, std::vector<Span>& timeline) {
+  constexpr int kSmall = 20000, kLarge = 2000;
+  std::printf("(a) %d matmuls of 100x100 float32 on one GPU, then on two at once\n", kSmall);
   if (gpus == 0) {
     std::printf(
         "   needs a CUDA GPU (two to show them working at once). What it shows: an op only\n"
@@ -152,84 +263,22 @@ void parallel_devices(int gpus, std::vector<Span>& timeline) {
         "   their sum).\n\n");
     return;
   }
-  std::vector<tl::Tensor> x;
-  for (int d = 0; d < std::min(gpus, 2); ++d)
-    x.push_back(tl::rand({100, 100}, tl::Device::cuda(d)));
-  Trace trace;
-  // `count` matmuls on device d; the device is made current once, not switched for every op.
-  auto run_on = [&](int d, int count) {
-    if (!trace.first_enqueue.empty() && trace.first_enqueue[d] < 0)
-      trace.first_enqueue[d] = ms_since(trace.origin);
-    tl::cuda::DeviceGuard on(d);
-    for (int i = 0; i < count; ++i) (void)tl::matmul(x[d], x[d]);
-  };
-  auto untraced = [&](const std::function<void()>& work) {
-    trace.first_enqueue.clear();
-    return seconds(gpus, 3, work);
-  };
-  const int used = std::min(gpus, 2);
-  double offset = 0;
-  auto trace_once = [&](const char* label, const std::function<void()>& work) {
-    offset += traced_run(used, label, offset, trace, work, timeline) + 2.0;  // 2 ms apart
-  };
-  auto alone0 = [&] { run_on(0, kMatmuls); };
-  const double t0 = untraced(alone0);
-  trace_once("GPU 0 alone", alone0);
-  std::printf("   GPU 0 alone:                         %8.2f ms  (%.2f us per matmul)\n", t0 * 1e3,
-              t0 * 1e6 / kMatmuls);
-  if (gpus < 2) {
+  const Split small = run_split(gpus, 100, kSmall, nullptr);
+  print_split(small, 100, kSmall);
+  if (gpus < 2)
     std::printf(
-        "   GPU 1: this machine has one GPU, so running on two at once cannot be shown here.\n"
-        "   (The notebook's two K80s: 1.2626 s and 1.1179 s alone, 1.8384 s for both.)\n\n");
-    return;
-  }
-  auto alone1 = [&] { run_on(1, kMatmuls); };
-  const double t1 = untraced(alone1);
-  trace_once("GPU 1 alone", alone1);
-  std::printf("   GPU 1 alone:                         %8.2f ms\n", t1 * 1e3);
-  // Both from one thread, handing each device a round of work in turn.
-  auto rounds = [&] {
-    for (int done = 0; done < kMatmuls; done += kRound) {
-      run_on(0, kRound);
-      run_on(1, kRound);
-    }
-  };
-  // The order of the original notebook: everything for GPU 0, then everything for GPU 1.
-  auto in_order = [&] {
-    run_on(0, kMatmuls);
-    run_on(1, kMatmuls);
-  };
-  const double both = untraced(rounds);
-  trace_once("both, in rounds", rounds);
-  const double naive = untraced(in_order);
-  trace_once("both, GPU 0's first", in_order);
-  const double r_both = both / (t0 + t1), r_naive = naive / (t0 + t1);
-  std::printf("   both, in rounds of %d per GPU:       %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
-              kRound, both * 1e3, r_both);
-  std::printf("   both, all of GPU 0's work first:     %8.2f ms  = %.2f x (GPU 0 + GPU 1)\n",
-              naive * 1e3, r_naive);
+        "   GPU 1: this machine has one GPU, so running on two at once cannot be shown here.\n");
   std::printf(
       "   The notebook (two K80s, GPU 0's work first): 1.8384 s = 0.77 x (1.2626 + 1.1179 s).\n");
-  // The words follow the ratios: near 0.5 the devices overlapped fully, near 1 they took turns.
-  auto verdict = [](double r) {
-    return r < 0.6   ? "the two GPUs ran at the same time almost throughout"
-           : r < 0.9 ? "the two GPUs overlapped part of the time"
-                     : "the two GPUs took turns: no overlap";
-  };
-  std::printf("   Here, in rounds: %s (%.2f x); GPU 0's work first: %s (%.2f x).\n",
-              verdict(r_both), r_both, verdict(r_naive), r_naive);
   std::printf(
-      "   Why: each matmul returns as soon as its kernel is queued, so while GPU 0 works through\n"
-      "   its queue the host already feeds GPU 1. The queue of pending launches per device is\n"
-      "   bounded (about a thousand), so a host that queues all %d matmuls for GPU 0 first\n"
-      "   blocks until GPU 0 has nearly finished before it reaches GPU 1 (the chart shows when\n"
-      "   each GPU got its first kernel); handing out work in rounds keeps both queues\n"
-      "   filled.%s\n\n",
-      kMatmuls,
-      r_naive < 0.9 && r_naive > r_both
-          ? "\n   GPU 0's work first still overlaps for as long as GPU 0 works through its last\n"
-            "   queued launches, as the notebook's 0.77 x did."
-          : "");
+      "\n(a') the same with %d matmuls of 1000x1000: each gives the GPU more work than a "
+      "launch\n",
+      kLarge);
+  const Split large = run_split(gpus, 1000, kLarge, &timeline);  // the chart: where they overlap
+  print_split(large, 1000, kLarge);
+  if (gpus < 2)
+    std::printf("   (with one GPU there is nothing to overlap; two GPUs would halve this)\n");
+  std::printf("\n");
 }
 
 // ---- (b) computation overlapped with copies to the host --------------------------------------
@@ -542,12 +591,12 @@ int main() {
     overlap_copies(gpus);
     data_parallel_regression(gpus, cpu_timeline);
     linear_data_parallel(gpus);
-    // The chart: what each GPU did in (a), to scale; without GPUs, what the CPU did in (c).
+    // The chart: what each GPU did in (a'), to scale; without GPUs, what the CPU did in (c).
     const std::string path =
         gpus > 0 ? tl_example::write_chart(
                        "async_multi_gpu.svg",
-                       tl_example::timeline_svg("(a) 20000 matmuls: when each GPU was busy (first "
-                                                "enqueue to last kernel done)",
+                       tl_example::timeline_svg("(a') 2000 matmuls of 1000x1000: when each GPU "
+                                                "was busy (first enqueue to last kernel done)",
                                                 "ms", gpu_timeline))
                  : tl_example::write_chart(
                        "async_multi_gpu.svg",
