@@ -41,6 +41,21 @@ constexpr const char* kFile = "test_profiler_stacks.cpp";
   asm volatile("" ::: "memory");
   return out;
 }
+// A member function defined in its class, which the compiler inlines into its caller: the caller
+// must still show (libdw's scopes of an inlined member go on with its class, not its caller).
+struct InlinedMember {
+  tl::Tensor forward(const tl::Tensor& a, int& line) const {
+    line = __LINE__; tl::Tensor out = tl::add(a, a);
+    asm volatile("" ::: "memory");
+    return out;
+  }
+};
+[[gnu::noinline]] tl::Tensor member_caller(const tl::Tensor& a, int& line, int& outer_line) {
+  const InlinedMember m;
+  outer_line = __LINE__; tl::Tensor out = m.forward(a, line);
+  asm volatile("" ::: "memory");
+  return out;
+}
 // Both unwinders from one frame: their addresses must agree but for the first, which is where
 // in this function each was called.
 [[gnu::noinline]] void both_unwinders(uintptr_t* a, int& na, uintptr_t* b, int& nb) {
@@ -197,6 +212,27 @@ TEST_CASE(
   // Every frame between the user's call and tl::empty is the library's: folded away.
   CHECK(empty->stack == zeros->stack);
   check_user_frames_only(empty->stack);
+}
+
+TEST_CASE("profiler stacks: an inlined member function keeps the frame of its caller") {
+  if (!prof::call_stacks_available()) {
+    MESSAGE("skipped: this build has no libdw (C++ call sites unavailable)");
+    return;
+  }
+  const tl::Tensor a = tl::rand({4});
+  int line = 0, outer_line = 0;
+  prof::Profile profile({.with_stack = true});
+  member_caller(a, line, outer_line);
+  profile.stop();
+  const Event* add = find(profile.events(), "tl::add");
+  REQUIRE(add != nullptr);
+  INFO("stack: ", nlohmann::json(add->stack).dump());
+  REQUIRE(add->stack.size() >= 2);
+  const std::string inner = add->stack.back(), outer = add->stack[add->stack.size() - 2];
+  CHECK(inner.rfind(std::string(kFile) + ":" + std::to_string(line) + " ", 0) == 0);
+  CHECK(inner.find("forward()") != std::string::npos);
+  CHECK(outer == std::string(kFile) + ":" + std::to_string(outer_line) + " member_caller()");
+  check_user_frames_only(add->stack);
 }
 
 TEST_CASE("profiler stacks: libunwind and libgcc's unwinder give the same return addresses") {

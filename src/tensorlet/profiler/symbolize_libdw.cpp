@@ -111,9 +111,12 @@ struct Symbolizer::Impl {
     Dwarf_Addr bias = 0;
     Dwarf_Die* cudie = dwfl_module_addrdie(mod, addr, &bias);
     Dwarf_Die* scopes = nullptr;
-    const int nscopes = cudie != nullptr ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
+    int nscopes = cudie != nullptr ? dwarf_getscopes(cudie, addr - bias, &scopes) : 0;
     // The inline chain, innermost first: each inlined function shows at the line inside it, and
-    // the function it was inlined into at the inlined call's call_file:call_line.
+    // the function it was inlined into at the inlined call's call_file:call_line. What contains an
+    // inlined copy is asked of its own DIE (dwarf_getscopes_die): after an inlined scope,
+    // dwarf_getscopes may go on with the scopes of its abstract origin (for a member function
+    // defined in its class: the class, not the caller), as elfutils' addr2line -i does too.
     Dwarf_Files* files = nullptr;
     SourceFrame next = inner;
     for (int i = 0; i < nscopes; ++i) {
@@ -132,6 +135,19 @@ struct Symbolizer::Impl {
         if (const char* file = dwarf_filesrc(files, value, nullptr, nullptr)) next.file = file;
       if (dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &value) == 0)
         next.line = static_cast<int>(value);
+      // Go on from this DIE's own containers: the new list starts with the DIE itself, which
+      // the loop's ++i steps over.
+      Dwarf_Die instance = *scope;
+      Dwarf_Die* containers = nullptr;
+      const int ncontainers = dwarf_getscopes_die(&instance, &containers);
+      if (ncontainers <= 0) {
+        std::free(containers);
+        break;
+      }
+      std::free(scopes);
+      scopes = containers;
+      nscopes = ncontainers;
+      i = 0;
     }
     std::free(scopes);
     if (out.empty()) {
