@@ -24,7 +24,7 @@ using tl::Tensor;
 
 // The public function of each row of TL_REDUCE_OPS. No default: a row added to the list fails to
 // compile here (-Werror=switch) until it has its function, then runs on every dtype of its row.
-using ReduceFn = Tensor (*)(const Tensor&, const std::vector<int64_t>&, bool);
+using ReduceFn = Tensor (*)(const Tensor&, const tl::DimList&, bool);
 ReduceFn reduce_fn(tl::ReduceOp op) {
   switch (op) {
     case tl::ReduceOp::Sum:
@@ -33,10 +33,10 @@ ReduceFn reduce_fn(tl::ReduceOp op) {
       return tl::prod;
     case tl::ReduceOp::Mean:
       return tl::mean;
-    case tl::ReduceOp::Max:
-      return tl::max;
+    case tl::ReduceOp::Max:  // a list of dims only: a single dim is kept for (values, indices)
+      return [](const Tensor& a, const tl::DimList& d, bool k) { return tl::max(a, d.dims, k); };
     case tl::ReduceOp::Min:
-      return tl::min;
+      return [](const Tensor& a, const tl::DimList& d, bool k) { return tl::min(a, d.dims, k); };
     case tl::ReduceOp::All:
       return tl::all;
     case tl::ReduceOp::Any:

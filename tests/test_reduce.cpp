@@ -15,14 +15,23 @@ enum class Op { Sum, Prod, Mean, Max, Min, Amax, Amin, All, Any };
 struct OpInfo {
   Op op;
   const char* name;
-  tl::Tensor (*fn)(const tl::Tensor&, const std::vector<int64_t>&, bool);
+  tl::Tensor (*fn)(const tl::Tensor&, const tl::DimList&, bool);
 };
+
+// tl::max/tl::min take a list of dims only (a single dim is kept for their (values, indices)
+// form, as torch.max(x, dim)).
+tl::Tensor max_of(const tl::Tensor& a, const tl::DimList& d, bool keepdim) {
+  return tl::max(a, d.dims, keepdim);
+}
+tl::Tensor min_of(const tl::Tensor& a, const tl::DimList& d, bool keepdim) {
+  return tl::min(a, d.dims, keepdim);
+}
 
 const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> ops = {
       {Op::Sum, "tl::sum", tl::sum},    {Op::Prod, "tl::prod", tl::prod},
-      {Op::Mean, "tl::mean", tl::mean}, {Op::Max, "tl::max", tl::max},
-      {Op::Min, "tl::min", tl::min},    {Op::Amax, "tl::amax", tl::amax},
+      {Op::Mean, "tl::mean", tl::mean}, {Op::Max, "tl::max", max_of},
+      {Op::Min, "tl::min", min_of},     {Op::Amax, "tl::amax", tl::amax},
       {Op::Amin, "tl::amin", tl::amin}, {Op::All, "tl::all", tl::all},
       {Op::Any, "tl::any", tl::any},
   };
@@ -293,6 +302,29 @@ TEST_CASE("reduce: method forms and whole-tensor forms") {
   CHECK(tl::sum(tl::from_vector(std::vector<int32_t>{2000000000, 2000000000})).item<int64_t>() ==
         4000000000);
   CHECK(tl::sum(tl::from_vector(std::vector<int32_t>{1, 2})).dtype() == tl::kInt64);
+}
+
+TEST_CASE("reduce: dims as one int, a list or nothing, as torch takes them") {
+  const tl::Tensor x = tl::rand({2, 3, 4});
+  // One int, a negative one, a braced one and a list give the same reductions.
+  CHECK(tl::equal(x.sum(1), x.sum({1})));
+  CHECK(tl::equal(x.sum(1), tl::sum(x, std::vector<int64_t>{1})));
+  CHECK(tl::equal(tl::mean(x, -1), tl::mean(x, {2})));
+  CHECK(tl::mean(x, -1, true).shape() == tl::Shape{2, 3, 1});
+  CHECK(x.amax({0, 2}).shape() == tl::Shape{3});
+  CHECK(tl::equal(x.amax({0, 2}), tl::amax(tl::amax(x, 2), 0)));
+  CHECK(tl::equal(x.amin(0), tl::amin(x, {0})));
+  CHECK(tl::equal(x.prod(2), tl::prod(x, {2})));
+  // Nothing and {} reduce every dim.
+  CHECK(x.sum().dim() == 0);
+  CHECK(tl::sum(x, {}).dim() == 0);
+  CHECK(tl::equal(x.sum({}), x.sum()));
+  const tl::Tensor b = x > 0.5;
+  CHECK(tl::equal(b.all(1), tl::all(b, {1})));
+  CHECK(tl::equal(b.any(-1, true), tl::any(b, {2}, true)));
+  // An out-of-range single dim is the same IndexError, naming the function.
+  CHECK_THROWS_AS(x.sum(3), tl::IndexError);
+  CHECK_THROWS_WITH_AS(tl::mean(x, -4), doctest::Contains("tl::mean"), tl::IndexError);
 }
 
 TEST_CASE("reduce: 0-dim inputs accept dim 0 and -1") {

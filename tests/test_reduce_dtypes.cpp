@@ -22,7 +22,7 @@ enum class Op { Sum, Prod, Mean, Amax, Amin, All, Any };
 struct OpCase {
   Op op;
   const char* name;
-  tl::Tensor (*fn)(const tl::Tensor&, const std::vector<int64_t>&, bool);
+  tl::Tensor (*fn)(const tl::Tensor&, const tl::DimList&, bool);
 };
 const std::vector<OpCase> kOps = {
     {Op::Sum, "tl::sum", tl::sum},    {Op::Prod, "tl::prod", tl::prod},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensorlet/core/device.h"
+#include "tensorlet/core/dim_list.h"
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/core/error.h"
 #include "tensorlet/core/scalar.h"
@@ -138,8 +139,13 @@ class Tensor {
   // ---- method forms of common ops (see the op headers) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
-  Tensor sum(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor mean(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor sum(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor prod(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor mean(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor amax(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor amin(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor all(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor any(const DimList& dims = {}, bool keepdim = false) const;
   Tensor max(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor min(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;

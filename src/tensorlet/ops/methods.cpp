@@ -8,11 +8,26 @@ namespace tensorlet {
 
 Tensor Tensor::matmul(const Tensor& other) const { return tensorlet::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& other) const { return tensorlet::mm(*this, other); }
-Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const {
+Tensor Tensor::sum(const DimList& dims, bool keepdim) const {
   return tensorlet::sum(*this, dims, keepdim);
 }
-Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const {
+Tensor Tensor::prod(const DimList& dims, bool keepdim) const {
+  return tensorlet::prod(*this, dims, keepdim);
+}
+Tensor Tensor::mean(const DimList& dims, bool keepdim) const {
   return tensorlet::mean(*this, dims, keepdim);
+}
+Tensor Tensor::amax(const DimList& dims, bool keepdim) const {
+  return tensorlet::amax(*this, dims, keepdim);
+}
+Tensor Tensor::amin(const DimList& dims, bool keepdim) const {
+  return tensorlet::amin(*this, dims, keepdim);
+}
+Tensor Tensor::all(const DimList& dims, bool keepdim) const {
+  return tensorlet::all(*this, dims, keepdim);
+}
+Tensor Tensor::any(const DimList& dims, bool keepdim) const {
+  return tensorlet::any(*this, dims, keepdim);
 }
 Tensor Tensor::max(const std::vector<int64_t>& dims, bool keepdim) const {
   return tensorlet::max(*this, dims, keepdim);

@@ -111,14 +111,14 @@ Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::opt
 
 }  // namespace
 
-Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
+Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims.dims, keepdim);
 }
-Tensor prod(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
+Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims.dims, keepdim);
 }
-Tensor mean(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
+Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims.dims, keepdim);
 }
 Tensor max(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
   return reduce_op(ReduceOp::Max, "tl::max", a, dims, keepdim);
@@ -126,17 +126,17 @@ Tensor max(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
 Tensor min(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
   return reduce_op(ReduceOp::Min, "tl::min", a, dims, keepdim);
 }
-Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Max, "tl::amax", a, dims, keepdim);
+Tensor amax(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Max, "tl::amax", a, dims.dims, keepdim);
 }
-Tensor amin(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Min, "tl::amin", a, dims, keepdim);
+Tensor amin(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Min, "tl::amin", a, dims.dims, keepdim);
 }
-Tensor all(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::All, "tl::all", a, dims, keepdim);
+Tensor all(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::All, "tl::all", a, dims.dims, keepdim);
 }
-Tensor any(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Any, "tl::any", a, dims, keepdim);
+Tensor any(const Tensor& a, const DimList& dims, bool keepdim) {
+  return reduce_op(ReduceOp::Any, "tl::any", a, dims.dims, keepdim);
 }
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce_op(ArgReduceOp::ArgMax, "tl::argmax", a, dim, keepdim);

@@ -1,9 +1,11 @@
-// Reductions over any set of dims (empty = all) with keepdim; argmax/argmin; all/any.
+// Reductions over any set of dims (one int, a list, or none = all) with keepdim; argmax/argmin;
+// all/any.
 #pragma once
 
 #include <optional>
 #include <vector>
 
+#include "tensorlet/core/dim_list.h"
 #include "tensorlet/core/tensor.h"
 
 namespace tensorlet {
@@ -11,21 +13,21 @@ namespace tensorlet {
 // Result and supported dtypes are torch's (the list in backends/math/reduce_ops.h); an unsupported
 // dtype throws DTypeError. sum/prod of bool and integer tensors give int64; float16/bfloat16
 // sums and means keep their dtype but accumulate in float32.
-Tensor sum(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor prod(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor sum(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 // mean needs a floating dtype, as torch.mean.
-Tensor mean(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 // max/min return values only (torch.amax/amin); NaN propagates.
 Tensor max(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
 Tensor min(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor amax(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor amin(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 // Index (int64) of the first max/min along dim, or into the flattened tensor when no dim; not
 // for bool, as torch.
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 // bool results, except uint8 inputs give uint8 (0/1), as torch.all/torch.any.
-Tensor all(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor any(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor all(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor any(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 
 }  // namespace tensorlet
