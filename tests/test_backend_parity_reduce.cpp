@@ -33,10 +33,10 @@ ReduceFn reduce_fn(tl::ReduceOp op) {
       return tl::prod;
     case tl::ReduceOp::Mean:
       return tl::mean;
-    case tl::ReduceOp::Max:  // a list of dims only: a single dim is kept for (values, indices)
-      return [](const Tensor& a, const tl::DimList& d, bool k) { return tl::max(a, d.dims, k); };
+    case tl::ReduceOp::Max:  // over a list of dims, max is amax (max(x, dim) also gives indices)
+      return tl::amax;
     case tl::ReduceOp::Min:
-      return [](const Tensor& a, const tl::DimList& d, bool k) { return tl::min(a, d.dims, k); };
+      return tl::amin;
     case tl::ReduceOp::All:
       return tl::all;
     case tl::ReduceOp::Any:

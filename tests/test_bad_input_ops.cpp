@@ -106,6 +106,8 @@ TEST_CASE("bad input: reductions") {
       TL_BAD(tl::IndexError, "[tl::max] ", "2", tl::max(f({2, 3}), {2})),
       TL_BAD(tl::IndexError, "[tl::amin] ", "-4", tl::amin(f({2, 3}), {-4})),
       TL_BAD(tl::IndexError, "[tl::max] ", "[0]", tl::max(f({0}))),
+      TL_BAD(tl::IndexError, "[tl::max] ", "-3", f({2, 3}).max(-3)),
+      TL_BAD(tl::IndexError, "[tl::min] ", "[2, 0]", tl::min(f({2, 0}), 1)),
       TL_BAD(tl::IndexError, "[tl::amin] ", "[2, 0]", tl::amin(f({2, 0}), {1})),
       TL_BAD(tl::IndexError, "[tl::all] ", "3", tl::all(b8({2}), {3})),
       TL_BAD(tl::IndexError, "[tl::any] ", "1", tl::any(b8({2}), {1})),

@@ -18,20 +18,10 @@ struct OpInfo {
   tl::Tensor (*fn)(const tl::Tensor&, const tl::DimList&, bool);
 };
 
-// tl::max/tl::min take a list of dims only (a single dim is kept for their (values, indices)
-// form, as torch.max(x, dim)).
-tl::Tensor max_of(const tl::Tensor& a, const tl::DimList& d, bool keepdim) {
-  return tl::max(a, d.dims, keepdim);
-}
-tl::Tensor min_of(const tl::Tensor& a, const tl::DimList& d, bool keepdim) {
-  return tl::min(a, d.dims, keepdim);
-}
-
 const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> ops = {
       {Op::Sum, "tl::sum", tl::sum},    {Op::Prod, "tl::prod", tl::prod},
-      {Op::Mean, "tl::mean", tl::mean}, {Op::Max, "tl::max", max_of},
-      {Op::Min, "tl::min", min_of},     {Op::Amax, "tl::amax", tl::amax},
+      {Op::Mean, "tl::mean", tl::mean}, {Op::Amax, "tl::amax", tl::amax},
       {Op::Amin, "tl::amin", tl::amin}, {Op::All, "tl::all", tl::all},
       {Op::Any, "tl::any", tl::any},
   };
@@ -271,7 +261,7 @@ TEST_CASE("reduce: large inputs take the multi-threaded paths") {
   };
   for (const auto& [shape, dims] : cases) {
     check_all_ops(shape, dims, {tl::kFloat32, tl::kInt32},
-                  {Op::Sum, Op::Mean, Op::Max, Op::Min, Op::All, Op::Any});
+                  {Op::Sum, Op::Mean, Op::Amax, Op::Amin, Op::All, Op::Any});
   }
   for (tl::Device device : test_devices()) {
     // A full sum of 1M float32 is accurate because it accumulates in double.
@@ -292,8 +282,8 @@ TEST_CASE("reduce: method forms and whole-tensor forms") {
   CHECK(values_of(x.sum({0})) == std::vector<double>{5, 3, -3});
   check_values(x.mean({1}, true), {2.0 / 3, 1});
   CHECK(x.mean({1}, true).shape() == tl::Shape{2, 1});
-  CHECK(values_of(x.max({1})) == std::vector<double>{3, 5});
-  CHECK(values_of(x.min({0})) == std::vector<double>{1, -2, -6});
+  CHECK(values_of(x.max(1).values) == std::vector<double>{3, 5});
+  CHECK(values_of(x.min(0).values) == std::vector<double>{1, -2, -6});
   CHECK(x.argmax().item<int64_t>() == 4);
   CHECK(values_of(x.argmin(1)) == std::vector<double>{1, 2});
   CHECK(tl::prod(x).item<float>() == 720);
@@ -325,6 +315,40 @@ TEST_CASE("reduce: dims as one int, a list or nothing, as torch takes them") {
   // An out-of-range single dim is the same IndexError, naming the function.
   CHECK_THROWS_AS(x.sum(3), tl::IndexError);
   CHECK_THROWS_WITH_AS(tl::mean(x, -4), doctest::Contains("tl::mean"), tl::IndexError);
+}
+
+TEST_CASE("reduce: max/min over one dim give values and indices, as torch.max(x, dim)") {
+  for (tl::Device device : test_devices()) {
+    const tl::Tensor x = random_tensor({3, 5, 4}, tl::kFloat32, device);
+    auto [values, indices] = tl::max(x, 1);
+    CHECK(values.shape() == tl::Shape{3, 4});
+    CHECK(indices.dtype() == tl::kInt64);
+    CHECK(tl::equal(values, tl::amax(x, 1)));
+    CHECK(tl::equal(indices, tl::argmax(x, 1)));
+    // The values are where the indices point.
+    CHECK(tl::equal(tl::gather(x, 1, indices.unsqueeze(1)).squeeze(1), values));
+    const auto [lo, where] = x.min(-1, /*keepdim=*/true);
+    CHECK(lo.shape() == tl::Shape{3, 5, 1});
+    CHECK(tl::equal(where, tl::argmin(x, -1, true)));
+    CHECK(tl::equal(x.max(), tl::amax(x)));
+    CHECK(x.min().dim() == 0);
+    // bool: false < true, as torch (argmax alone refuses bool).
+    const tl::Tensor b =
+        tl::from_vector(std::vector<uint8_t>{0, 1, 1, 0, 0, 0}, {2, 3}).to(tl::kBool).to(device);
+    const auto [bv, bi] = tl::max(b, 1);
+    CHECK(bv.dtype() == tl::kBool);
+    CHECK(values_of(bv) == std::vector<double>{1, 0});
+    CHECK(values_of(bi) == std::vector<double>{1, 0});
+    // A 0-dim tensor takes dim 0 and -1.
+    const auto [sv, si] = tl::max(tl::scalar_tensor(2.5, tl::TensorOptions().device(device)), -1);
+    CHECK(sv.item<float>() == 2.5f);
+    CHECK(si.item<int64_t>() == 0);
+  }
+  const tl::Tensor x = tl::rand({2, 3});
+  check_throws<tl::IndexError>([&] { tl::max(x, 2); }, "tl::max");
+  check_throws<tl::IndexError>([&] { tl::min(x, -3); }, "tl::min");
+  check_throws<tl::IndexError>([&] { tl::max(tl::empty({2, 0}), 1); }, "tl::max");
+  check_throws<tl::Error>([&] { tl::min(tl::Tensor(), 0); }, "tl::min");
 }
 
 TEST_CASE("reduce: 0-dim inputs accept dim 0 and -1") {
@@ -388,9 +412,14 @@ TEST_CASE("reduce: max and min propagate NaN; argmax/argmin pick the first NaN o
     tl::Tensor x =
         tl::from_vector(std::vector<float>{1, nan, 3, 4, 7, 7, 2, 6, 5, nan, 0, nan}, {3, 4})
             .to(device);
-    check_values(tl::max(x, {1}), {NAN, 7, NAN});
-    check_values(tl::min(x, {1}), {NAN, 2, NAN});
-    check_values(tl::max(x, {0}), {7, NAN, 3, NAN});
+    check_values(tl::max(x, 1).values, {NAN, 7, NAN});
+    check_values(tl::min(x, 1).values, {NAN, 2, NAN});
+    check_values(tl::max(x, 0).values, {7, NAN, 3, NAN});
+    // The indices are argmax's: the first NaN, else the first of equal values.
+    CHECK(values_of(tl::max(x, 1).indices) == std::vector<double>{1, 0, 1});
+    CHECK(values_of(tl::min(x, 1).indices) == std::vector<double>{1, 2, 1});
+    CHECK(values_of(tl::max(x, 0).indices) == std::vector<double>{1, 0, 0, 2});
+    check_values(tl::amax(x, {1}), {NAN, 7, NAN});
     check_values(tl::amin(x, {0}), {1, NAN, 0, NAN});
     CHECK(std::isnan(tl::max(x).item<float>()));
     CHECK(tl::argmax(x).item<int64_t>() == 1);
@@ -521,7 +550,7 @@ TEST_CASE("reduce: errors name the op") {
   check_throws<tl::DTypeError>([] { tl::mean(tl::ones({2}, tl::kInt32), {0}); }, "got int32");
   tl::Tensor e = tl::empty({0, 3});
   check_throws<tl::IndexError>([&] { tl::max(e); }, "tl::max");
-  check_throws<tl::IndexError>([&] { tl::min(e, {0}); }, "tl::min");
+  check_throws<tl::IndexError>([&] { tl::min(e, 0); }, "tl::min");
   check_throws<tl::IndexError>([&] { tl::amax(e, {0, 1}, true); }, "tl::amax");
   check_throws<tl::IndexError>([&] { tl::amin(tl::empty({0})); }, "tl::amin");
   check_throws<tl::IndexError>([&] { tl::argmax(e); }, "tl::argmax");

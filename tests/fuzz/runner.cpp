@@ -163,9 +163,9 @@ tl::Tensor run_reduction(Op op, const tl::Tensor& a, const Case& c) {
     case Op::Prod:
       return tl::prod(a, c.dims, c.keepdim);
     case Op::Max:
-      return tl::max(a, c.dims, c.keepdim);
+      return tl::amax(a, c.dims, c.keepdim);
     case Op::Min:
-      return tl::min(a, c.dims, c.keepdim);
+      return tl::amin(a, c.dims, c.keepdim);
     case Op::Argmax:
       return tl::argmax(a, c.dim, c.keepdim);
     case Op::Argmin:

@@ -33,6 +33,8 @@ struct TensorImpl {
   DType dtype = kFloat32;
 };
 
+struct ValuesIndices;
+
 class Tensor {
  public:
   Tensor() = default;  // undefined; most ops throw on it
@@ -146,8 +148,10 @@ class Tensor {
   Tensor amin(const DimList& dims = {}, bool keepdim = false) const;
   Tensor all(const DimList& dims = {}, bool keepdim = false) const;
   Tensor any(const DimList& dims = {}, bool keepdim = false) const;
-  Tensor max(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor min(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor max() const;  // the largest element, 0-dim (amax takes dims)
+  Tensor min() const;
+  ValuesIndices max(int64_t dim, bool keepdim = false) const;  // auto [v, i] = x.max(1);
+  ValuesIndices min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor abs() const;
@@ -176,6 +180,13 @@ class Tensor {
  private:
   [[noreturn]] static void throw_undefined();
   std::shared_ptr<TensorImpl> impl_;
+};
+
+// What torch.max(x, dim), torch.min(x, dim) (and later sort, topk) return: the values and their
+// int64 indices along the dim, as a struct that structured bindings unpack.
+struct ValuesIndices {
+  Tensor values;
+  Tensor indices;
 };
 
 // Creates a tensor with fresh (uninitialised) contiguous storage.

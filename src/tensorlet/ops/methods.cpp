@@ -29,11 +29,13 @@ Tensor Tensor::all(const DimList& dims, bool keepdim) const {
 Tensor Tensor::any(const DimList& dims, bool keepdim) const {
   return tensorlet::any(*this, dims, keepdim);
 }
-Tensor Tensor::max(const std::vector<int64_t>& dims, bool keepdim) const {
-  return tensorlet::max(*this, dims, keepdim);
+Tensor Tensor::max() const { return tensorlet::max(*this); }
+Tensor Tensor::min() const { return tensorlet::min(*this); }
+ValuesIndices Tensor::max(int64_t dim, bool keepdim) const {
+  return tensorlet::max(*this, dim, keepdim);
 }
-Tensor Tensor::min(const std::vector<int64_t>& dims, bool keepdim) const {
-  return tensorlet::min(*this, dims, keepdim);
+ValuesIndices Tensor::min(int64_t dim, bool keepdim) const {
+  return tensorlet::min(*this, dim, keepdim);
 }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return tensorlet::argmax(*this, dim, keepdim);

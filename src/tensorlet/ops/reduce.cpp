@@ -109,6 +109,25 @@ Tensor arg_reduce_op(ArgReduceOp op, const char* name, const Tensor& a, std::opt
   return make_view(out, shape, contiguous_strides(shape), 0);
 }
 
+// torch.max(x, dim): one op that runs two, the reduction for the values and the arg reduction
+// for the indices (bool inputs, which arg reductions refuse as torch.argmax does, ranked as
+// uint8: false < true). Bad input is refused here first, so errors name the function called.
+ValuesIndices values_indices(ReduceOp op, ArgReduceOp arg, const char* name, const Tensor& a,
+                             int64_t dim, bool keepdim) {
+  profiler::OpScope scope(name);
+  scope.inputs({&a});
+  check_defined(a, name);
+  const int64_t d = wrap_dim(dim, a.dim(), name);  // a 0-dim tensor takes 0 and -1
+  if (a.dim() > 0 && a.shape()[d] == 0)
+    fail<IndexError>(name, "expected reduction dim ", d, " to have non-zero size, got shape ",
+                     a.shape());
+  const bool is_max = op == ReduceOp::Max;
+  Tensor values = reduce_op(op, is_max ? "tl::amax" : "tl::amin", a, {d}, keepdim);
+  const Tensor ranked = a.dtype() == kBool ? a.to(kUInt8) : a;
+  Tensor indices = arg_reduce_op(arg, is_max ? "tl::argmax" : "tl::argmin", ranked, d, keepdim);
+  return {std::move(values), std::move(indices)};
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
@@ -120,11 +139,13 @@ Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
 Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
   return reduce_op(ReduceOp::Mean, "tl::mean", a, dims.dims, keepdim);
 }
-Tensor max(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Max, "tl::max", a, dims, keepdim);
+Tensor max(const Tensor& a) { return reduce_op(ReduceOp::Max, "tl::max", a, {}, false); }
+Tensor min(const Tensor& a) { return reduce_op(ReduceOp::Min, "tl::min", a, {}, false); }
+ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) {
+  return values_indices(ReduceOp::Max, ArgReduceOp::ArgMax, "tl::max", a, dim, keepdim);
 }
-Tensor min(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Min, "tl::min", a, dims, keepdim);
+ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) {
+  return values_indices(ReduceOp::Min, ArgReduceOp::ArgMin, "tl::min", a, dim, keepdim);
 }
 Tensor amax(const Tensor& a, const DimList& dims, bool keepdim) {
   return reduce_op(ReduceOp::Max, "tl::amax", a, dims.dims, keepdim);

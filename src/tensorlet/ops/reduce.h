@@ -17,9 +17,14 @@ Tensor sum(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 Tensor prod(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 // mean needs a floating dtype, as torch.mean.
 Tensor mean(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
-// max/min return values only (torch.amax/amin); NaN propagates.
-Tensor max(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor min(const Tensor& a, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// torch.max(x) / torch.min(x): the largest / smallest element as a 0-dim tensor; NaN propagates.
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+// torch.max(x, dim) / torch.min(x, dim): the values along dim and their int64 indices (the first
+// occurrence; a NaN counts as the max and the min, as in torch): auto [v, i] = tl::max(x, 1).
+// For several dims at once, amax / amin (values only).
+ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim = false);
+ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor amax(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 // Index (int64) of the first max/min along dim, or into the flattened tensor when no dim; not
