@@ -856,6 +856,21 @@ TEST_CASE("elementwise: integer x ** 2 wraps like x * x") {
   }
 }
 
+TEST_CASE("elementwise: a scalar on either side of a comparison") {
+  for (tl::Device device : test_devices()) {
+    const tl::Tensor x = random_tensor({4, 5}, tl::kFloat32, device);
+    CHECK(tl::equal(0.5 < x, x > 0.5));
+    CHECK(tl::equal(0.5 > x, x < 0.5));
+    CHECK(tl::equal(0.5 <= x, x >= 0.5));
+    CHECK(tl::equal(0.5 >= x, x <= 0.5));
+    const tl::Tensor i = tl::arange(6, tl::TensorOptions(tl::kInt64).device(device));
+    CHECK(tl::equal(3 == i, i == 3));
+    CHECK(tl::equal(3 != i, i != 3));
+    CHECK((3 == i).dtype() == tl::kBool);
+    CHECK(values_of(2.5 < i) == std::vector<double>{0, 0, 0, 1, 1, 1});
+  }
+}
+
 TEST_CASE("elementwise: equal compares in the promoted dtype; allclose wants one dtype") {
   for (tl::Device device : test_devices()) {
     CAPTURE(device);

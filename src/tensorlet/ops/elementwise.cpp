@@ -383,16 +383,22 @@ Tensor operator/(Scalar a, const Tensor& b) { return div(a, b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+Tensor operator>(Scalar a, const Tensor& b) { return gt(a, b); }
 Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+Tensor operator<(Scalar a, const Tensor& b) { return lt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+Tensor operator>=(Scalar a, const Tensor& b) { return ge(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+Tensor operator<=(Scalar a, const Tensor& b) { return le(a, b); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+Tensor operator==(Scalar a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+Tensor operator!=(Scalar a, const Tensor& b) { return ne(a, b); }
 
 Tensor operator&(const Tensor& a, const Tensor& b) {
   check_bool_operands("tl::bitwise_and", a, &b);

@@ -73,16 +73,22 @@ Tensor operator/(Scalar a, const Tensor& b);
 Tensor operator-(const Tensor& a);
 Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>(Scalar a, const Tensor& b);  // 0.5 > x
 Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<(Scalar a, const Tensor& b);  // 0.5 < x
 Tensor operator>=(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, Scalar b);
+Tensor operator>=(Scalar a, const Tensor& b);  // 0.5 >= x
 Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator<=(Scalar a, const Tensor& b);  // 0.5 <= x
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator==(Scalar a, const Tensor& b);  // 0.5 == x
 Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator!=(Scalar a, const Tensor& b);        // 0.5 != x
 Tensor operator&(const Tensor& a, const Tensor& b);  // logical and of bool tensors
 Tensor operator|(const Tensor& a, const Tensor& b);  // logical or
 Tensor operator!(const Tensor& a);                   // logical not
