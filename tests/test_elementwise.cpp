@@ -856,6 +856,56 @@ TEST_CASE("elementwise: integer x ** 2 wraps like x * x") {
   }
 }
 
+TEST_CASE("elementwise: unary ops and clamp in place") {
+  for (tl::Device device : test_devices()) {
+    const tl::Tensor x = tl::abs(random_tensor({5, 7}, tl::kFloat32, device)) + 0.25;  // log, sqrt
+    const std::vector<std::pair<tl::Tensor (*)(const tl::Tensor&), tl::Tensor& (tl::Tensor::*)()>>
+        ops = {{tl::neg, &tl::Tensor::neg_},         {tl::abs, &tl::Tensor::abs_},
+               {tl::exp, &tl::Tensor::exp_},         {tl::log, &tl::Tensor::log_},
+               {tl::sqrt, &tl::Tensor::sqrt_},       {tl::sin, &tl::Tensor::sin_},
+               {tl::cos, &tl::Tensor::cos_},         {tl::tanh, &tl::Tensor::tanh_},
+               {tl::sigmoid, &tl::Tensor::sigmoid_}, {tl::relu, &tl::Tensor::relu_},
+               {tl::floor, &tl::Tensor::floor_}};
+    for (const auto& [fn, inplace] : ops) {
+      tl::Tensor y = x.clone();
+      tl::Tensor& same = (y.*inplace)();
+      CHECK(&same == &y);
+      CHECK(tl::equal(y, fn(x)));
+      // Through a transposed view: the base tensor's elements change where the view points.
+      tl::Tensor base = x.clone();
+      tl::Tensor view = base.t();
+      (view.*inplace)();
+      CHECK(tl::equal(base, fn(x)));
+    }
+    // logical_not_ keeps the dtype (0 and 1 as floats), as torch.
+    tl::Tensor z = (x > 0.75).to(tl::kFloat32);
+    z.logical_not_();
+    CHECK(z.dtype() == tl::kFloat32);
+    CHECK(tl::equal(z, (x <= 0.75).to(tl::kFloat32)));
+    // Integer tensors: abs_ and neg_ stay integer; exp_ would need a float result.
+    tl::Tensor i = tl::arange(-3, 3, 1, tl::TensorOptions(tl::kInt64).device(device));
+    i.abs_();
+    CHECK(values_of(i) == std::vector<double>{3, 2, 1, 0, 1, 2});
+    CHECK_THROWS_WITH_AS(i.exp_(), doctest::Contains("tl::exp_"), tl::DTypeError);
+    // clamp_ as clamp, NaN kept; either bound alone.
+    tl::Tensor c = x.clone();
+    c.clamp_(0.4, 0.9);
+    CHECK(tl::equal(c, tl::clamp(x, 0.4, 0.9)));
+    tl::Tensor lo = x.clone();
+    lo.clamp_(0.5);
+    CHECK(tl::equal(lo, tl::clamp(x, 0.5)));
+    tl::Tensor hi = x.clone();
+    hi.clamp_(std::nullopt, 0.5);
+    CHECK(tl::equal(hi, tl::clamp(x, std::nullopt, 0.5)));
+    tl::Tensor n = tl::full({3}, NAN, tl::TensorOptions().device(device));
+    n.clamp_(0, 1);
+    CHECK(std::isnan(n.to_vector<float>()[1]));
+    // Zero-size: nothing to do.
+    tl::Tensor e = tl::empty({0, 3}, tl::TensorOptions().device(device));
+    CHECK(e.exp_().numel() == 0);
+  }
+}
+
 TEST_CASE("elementwise: a scalar on either side of a comparison") {
   for (tl::Device device : test_devices()) {
     const tl::Tensor x = random_tensor({4, 5}, tl::kFloat32, device);

@@ -137,6 +137,22 @@ class Tensor {
   Tensor& operator-=(Scalar o) { return sub_(o); }
   Tensor& operator*=(Scalar o) { return mul_(o); }
   Tensor& operator/=(Scalar o) { return div_(o); }
+  // Unary ops in place, written straight into this tensor's elements (no allocation when the
+  // result has this tensor's dtype; exp_ of an integer tensor is refused, as torch).
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& tanh_();
+  Tensor& sigmoid_();
+  Tensor& relu_();
+  Tensor& logical_not_();
+  Tensor& floor_();
+  // clamp_(min, max): min(max(x, min), max) in place; either bound may be absent.
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 
   // ---- method forms of common ops (see the op headers) ----
   Tensor matmul(const Tensor& other) const;

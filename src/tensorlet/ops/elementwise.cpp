@@ -209,6 +209,34 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
   return self;
 }
 
+// self = op(self), element by element in place: each element is read before it is written at the
+// same index, so the backend's unary kernel may take self as its input and its output.
+Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
+  profiler::OpScope scope(name);
+  scope.inputs({&self});
+  check_defined(self, name);
+  if (!supported_dtypes(op).contains(self.dtype())) unsupported(name, self.dtype());
+  const OutputRule rule = output_rule(op);
+  const DType dtype = compute_dtype_for(rule, self.dtype());
+  const DType result = output_dtype_for(rule, dtype);
+  if (!can_cast(result, self.dtype()))
+    fail<DTypeError>(name, "result type ", result, " can't be cast to the desired output type ",
+                     self.dtype());
+  if (has_internal_overlap(self))
+    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                     self.shape(), " strides ", self.strides());
+  if (self.numel() == 0) return self;
+  Backend& backend = backend_for(self.device());
+  if (dtype == self.dtype() && result == self.dtype()) {
+    backend.unary(op, self, self);
+  } else {  // logical_not_ of a float tensor: computed aside, cast back
+    Tensor tmp = make_tensor(self.shape(), result, self.device());
+    backend.unary(op, dtype == self.dtype() ? self : self.to(dtype), tmp);
+    backend.copy(tmp, self);
+  }
+  return self;
+}
+
 Tensor unary_op(UnaryOp op, const Tensor& a) {
   const char* name = unary_op_name(op);
   profiler::OpScope scope(name);
@@ -330,11 +358,20 @@ TL_BINARY_OPS(TL_DEFINE_BINARY)
 
 // ---- unary ops ----
 
-// Generated from the list (backends/math/unary_ops.h).
-#define TL_DEFINE_UNARY(e, name, rule, dtypes, Fn) \
-  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); }
+// Generated from the list (backends/math/unary_ops.h); an op added there needs its in-place
+// method declared in core/tensor.h, or this does not compile.
+#define TL_DEFINE_UNARY(e, name, rule, dtypes, Fn)                 \
+  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); } \
+  Tensor& Tensor::name##_() { return inplace_unary(UnaryOp::e, "tl::" #name "_", *this); }
 TL_UNARY_OPS(TL_DEFINE_UNARY)
 #undef TL_DEFINE_UNARY
+
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  if (!min && !max) fail<ShapeError>("tl::clamp_", "at least one of 'min' or 'max' must be given");
+  if (min) inplace_op(BinaryOp::Maximum, "tl::clamp_", *this, of(*min));
+  if (max) inplace_op(BinaryOp::Minimum, "tl::clamp_", *this, of(*max));
+  return *this;
+}
 
 // ---- where, clamp, result_type ----
 
