@@ -865,7 +865,8 @@ TEST_CASE("elementwise: unary ops and clamp in place") {
                {tl::sqrt, &tl::Tensor::sqrt_},       {tl::sin, &tl::Tensor::sin_},
                {tl::cos, &tl::Tensor::cos_},         {tl::tanh, &tl::Tensor::tanh_},
                {tl::sigmoid, &tl::Tensor::sigmoid_}, {tl::relu, &tl::Tensor::relu_},
-               {tl::floor, &tl::Tensor::floor_}};
+               {tl::floor, &tl::Tensor::floor_},     {tl::ceil, &tl::Tensor::ceil_},
+               {tl::trunc, &tl::Tensor::trunc_},     {tl::round, &tl::Tensor::round_}};
     for (const auto& [fn, inplace] : ops) {
       tl::Tensor y = x.clone();
       tl::Tensor& same = (y.*inplace)();
@@ -903,6 +904,26 @@ TEST_CASE("elementwise: unary ops and clamp in place") {
     // Zero-size: nothing to do.
     tl::Tensor e = tl::empty({0, 3}, tl::TensorOptions().device(device));
     CHECK(e.exp_().numel() == 0);
+  }
+}
+
+TEST_CASE("elementwise: round takes halves to even; floor, ceil, trunc; integers unchanged") {
+  for (tl::Device device : test_devices()) {
+    for (tl::DType d : {tl::kFloat32, tl::kFloat64, tl::kFloat16, tl::kBFloat16}) {
+      const tl::Tensor x =
+          tl::from_vector(std::vector<float>{0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -1.75f, 3.25f})
+              .to(d)
+              .to(device);
+      CHECK(values_of(tl::round(x)) == std::vector<double>{0, 2, 2, -0.0, -2, -2, 3});
+      CHECK(values_of(tl::floor(x)) == std::vector<double>{0, 1, 2, -1, -3, -2, 3});
+      CHECK(values_of(tl::ceil(x)) == std::vector<double>{1, 2, 3, -0.0, -2, -1, 4});
+      CHECK(values_of(tl::trunc(x)) == std::vector<double>{0, 1, 2, -0.0, -2, -1, 3});
+      CHECK(tl::round(x).dtype() == d);
+    }
+    const tl::Tensor i = tl::arange(-3, 4, 1, tl::TensorOptions(tl::kInt32).device(device));
+    CHECK(tl::equal(tl::round(i), i));
+    CHECK(tl::ceil(i).dtype() == tl::kInt32);
+    CHECK_THROWS_AS(tl::round(tl::ones({2}, tl::kBool)), tl::DTypeError);
   }
 }
 

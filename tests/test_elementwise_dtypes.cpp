@@ -186,6 +186,12 @@ const std::vector<UnaryCase>& unary_cases() {
        Range::Small, [](double a) { return a == 0 ? 1.0 : 0.0; }, nullptr},
       {"floor", [](const Tensor& a) { return tl::floor(a); }, Result::Same, false, Range::Full,
        [](double a) { return std::floor(a); }, [](uint64_t a) { return a; }},
+      {"ceil", [](const Tensor& a) { return tl::ceil(a); }, Result::Same, false, Range::Full,
+       [](double a) { return std::ceil(a); }, [](uint64_t a) { return a; }},
+      {"trunc", [](const Tensor& a) { return tl::trunc(a); }, Result::Same, false, Range::Full,
+       [](double a) { return std::trunc(a); }, [](uint64_t a) { return a; }},
+      {"round", [](const Tensor& a) { return tl::round(a); }, Result::Same, false, Range::Full,
+       [](double a) { return std::nearbyint(a); }, [](uint64_t a) { return a; }},
   };
   return cases;
 }

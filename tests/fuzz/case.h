@@ -22,6 +22,9 @@ enum class Op {
   Sigmoid,
   Relu,
   Floor,
+  Ceil,
+  Trunc,
+  Round,
   LogicalNot,
   // binary (tensor/tensor, tensor/scalar, scalar/tensor)
   Add,

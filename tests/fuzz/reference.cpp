@@ -352,7 +352,8 @@ void run_unary(Ctx& x) {
   DType d = a.dtype;
   if (op == Op::Neg && d == tl::kBool) throw Raise{"negation of bool"};
   if (op == Op::Relu && d == tl::kBool) throw Raise{"relu of bool"};
-  if (op == Op::Floor && d == tl::kBool) throw Raise{"floor of bool"};
+  const bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Trunc || op == Op::Round;
+  if (rounding && d == tl::kBool) throw Raise{"rounding of bool"};
   if (op == Op::Abs && d == tl::kBool) {
     if (x.known.bool_math) {
       x.res.skip = true;
@@ -360,8 +361,8 @@ void run_unary(Ctx& x) {
     }
     throw Raise{"abs of bool"};
   }
-  const bool math = !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot ||
-                      op == Op::Floor);
+  const bool math =
+      !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot || rounding);
   if (math && !is_float(d)) d = tl::kFloat32;
   const DType out_dtype = op == Op::LogicalNot ? tl::kBool : d;
   HostArray& out = x.res.out;
@@ -374,7 +375,7 @@ void run_unary(Ctx& x) {
       if (op == Op::Neg) r.i = wrap_mul(v.i, -1);
       if (op == Op::Abs) r.i = v.i < 0 ? wrap_mul(v.i, -1) : v.i;
       if (op == Op::Relu) r.i = std::max<int64_t>(v.i, 0);
-      if (op == Op::Floor) r.i = v.i;
+      if (rounding) r.i = v.i;
     } else {
       const double f = v.f;
       switch (op) {
@@ -410,6 +411,15 @@ void run_unary(Ctx& x) {
           break;
         case Op::Floor:
           r.f = std::floor(f);
+          break;
+        case Op::Ceil:
+          r.f = std::ceil(f);
+          break;
+        case Op::Trunc:
+          r.f = std::trunc(f);
+          break;
+        case Op::Round:
+          r.f = std::nearbyint(f);  // halves to even
           break;
         default:
           break;

@@ -149,6 +149,12 @@ tl::Tensor run_unary(Op op, const tl::Tensor& a) {
       return tl::relu(a);
     case Op::Floor:
       return tl::floor(a);
+    case Op::Ceil:
+      return tl::ceil(a);
+    case Op::Trunc:
+      return tl::trunc(a);
+    case Op::Round:
+      return tl::round(a);
     default:
       return tl::logical_not(a);
   }

@@ -151,6 +151,9 @@ class Tensor {
   Tensor& relu_();
   Tensor& logical_not_();
   Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& trunc_();
+  Tensor& round_();
   // clamp_(min, max): min(max(x, min), max) in place; either bound may be absent.
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 

@@ -42,6 +42,9 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor logical_not(const Tensor& a);
 Tensor floor(const Tensor& a);  // integers: the identity (dtype kept), as torch.floor
+Tensor ceil(const Tensor& a);   // likewise
+Tensor trunc(const Tensor& a);  // toward zero
+Tensor round(const Tensor& a);  // to the nearest integer, halves to even (2.5 -> 2), as torch.round
 
 // where(cond, a, b): cond is bool; a and b promote; all three broadcast.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -35,6 +35,9 @@ TL_LIBM_UNARY(sin)
 TL_LIBM_UNARY(cos)
 TL_LIBM_UNARY(tanh)
 TL_LIBM_UNARY(floor)
+TL_LIBM_UNARY(ceil)
+TL_LIBM_UNARY(trunc)
+TL_LIBM_UNARY(nearbyint)  // half to even in the default rounding mode, as torch.round
 #undef TL_LIBM_UNARY
 
 // The functors take and return compute types (InComputeType converts around them): float for
@@ -72,15 +75,22 @@ struct ReluFn {
   }
 };
 // Integers are already whole: floor is the identity on them, as torch.floor.
-struct FloorFn {
-  template <typename C>
-  TL_HOST_DEVICE C operator()(C a) const {
-    if constexpr (is_integer_v<C>)
-      return a;
-    else
-      return libm_floor(a);
-  }
-};
+// Rounding to an integral value: integers are already there (the identity, dtype kept, as torch).
+#define TL_ROUNDING_FN(Name, fn)             \
+  struct Name {                              \
+    template <typename C>                    \
+    TL_HOST_DEVICE C operator()(C a) const { \
+      if constexpr (is_integer_v<C>)         \
+        return a;                            \
+      else                                   \
+        return libm_##fn(a);                 \
+    }                                        \
+  };
+TL_ROUNDING_FN(FloorFn, floor)
+TL_ROUNDING_FN(CeilFn, ceil)
+TL_ROUNDING_FN(TruncFn, trunc)
+TL_ROUNDING_FN(RoundFn, nearbyint)
+#undef TL_ROUNDING_FN
 
 #define TL_LIBM_FN(Name, fn)                 \
   struct Name {                              \
@@ -126,7 +136,10 @@ struct LogicalNotFn {
   X(Sigmoid, sigmoid, Floating, kAllDTypes, SigmoidFn)       \
   X(Relu, relu, Same, kNumericDTypes, ReluFn)                \
   X(LogicalNot, logical_not, Bool, kAllDTypes, LogicalNotFn) \
-  X(Floor, floor, Same, kNumericDTypes, FloorFn)
+  X(Floor, floor, Same, kNumericDTypes, FloorFn)             \
+  X(Ceil, ceil, Same, kNumericDTypes, CeilFn)                \
+  X(Trunc, trunc, Same, kNumericDTypes, TruncFn)             \
+  X(Round, round, Same, kNumericDTypes, RoundFn)
 
 enum class UnaryOp : uint8_t {
 #define TL_UNARY_ENUM(e, name, rule, dtypes, Fn) e,
