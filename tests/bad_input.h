@@ -16,13 +16,13 @@ namespace tl_test {
 namespace tl = tensorlet;
 
 struct BadInput {
-  std::string call;            // the C++ of the call, as printed in a failure report
-  std::function<void()> run;   // makes the bad call
-  std::string expected_type;   // "tl::ShapeError", ...
+  std::string call;           // the C++ of the call, as printed in a failure report
+  std::function<void()> run;  // makes the bad call
+  std::string expected_type;  // "tl::ShapeError", ...
   std::function<bool(const std::exception&)> has_expected_type;
-  std::string prefix;          // the message must start with this, e.g. "[tl::zeros] "
-  std::string contains;        // and contain this (the argument at fault), when not empty
-  bool needs_cuda = false;     // the row runs only when a CUDA device is usable
+  std::string prefix;       // the message must start with this, e.g. "[tl::zeros] "
+  std::string contains;     // and contain this (the argument at fault), when not empty
+  bool needs_cuda = false;  // the row runs only when a CUDA device is usable
 };
 
 template <typename E>
@@ -40,10 +40,12 @@ BadInput make_bad_input(std::string call, std::string type_name, std::string pre
 // A row: TL_BAD(tl::ShapeError, "[tl::zeros] ", "overflow", tl::zeros({int64_t(1) << 62}))
 // The prefix is the whole "[tl::op] " head; `contains` names the argument at fault ("" for none).
 #define TL_BAD(E, prefix, contains, ...) \
-  ::tl_test::make_bad_input<E>(#__VA_ARGS__, #E, prefix, contains, [] { (void)(__VA_ARGS__); }, false)
+  ::tl_test::make_bad_input<E>(          \
+      #__VA_ARGS__, #E, prefix, contains, [] { (void)(__VA_ARGS__); }, false)
 // The same for a row that needs a CUDA device (skipped without one).
 #define TL_BAD_CUDA(E, prefix, contains, ...) \
-  ::tl_test::make_bad_input<E>(#__VA_ARGS__, #E, prefix, contains, [] { (void)(__VA_ARGS__); }, true)
+  ::tl_test::make_bad_input<E>(               \
+      #__VA_ARGS__, #E, prefix, contains, [] { (void)(__VA_ARGS__); }, true)
 
 // A small op on every usable device with a known answer: after a bad call the library must
 // still compute correctly (no state left broken by the error).
@@ -53,8 +55,9 @@ inline void check_library_still_works(const std::string& after) {
   for (tl::Device d : devices) {
     tl::Tensor a = tl::arange(6, tl::TensorOptions(tl::kFloat32).device(d)).view({2, 3});
     double got = (a * 2 + 1).sum().item<double>();
-    if (got != 36.0) FAIL_CHECK("after " << after << ": (arange(6)*2+1).sum() on " << d
-                                         << " gave " << got << ", expected 36");
+    if (got != 36.0)
+      FAIL_CHECK("after " << after << ": (arange(6)*2+1).sum() on " << d << " gave " << got
+                          << ", expected 36");
   }
 }
 

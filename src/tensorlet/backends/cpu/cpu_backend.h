@@ -24,8 +24,8 @@ class CpuBackend final : public Backend {
   void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
   void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override;
   void cat(const std::vector<Tensor>& inputs, int64_t dim,
-           const Tensor& out) override;                                 // cpu_cat.cpp
-  void random(const RandomParams& params, const Tensor& out) override;  // cpu_random.cpp
+           const Tensor& out) override;                                       // cpu_cat.cpp
+  void random(const RandomParams& params, const Tensor& out) override;        // cpu_random.cpp
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
 };
 

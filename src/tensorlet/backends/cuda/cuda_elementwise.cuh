@@ -53,10 +53,10 @@ struct alignas(sizeof(T) * V) Vec {
 // The unsigned type of T's size: copies, fills and where move bits, so float and int32 (and
 // double and int64) share one kernel.
 template <typename T>
-using BitsOf = std::conditional_t<
-    sizeof(T) == 1, uint8_t,
-    std::conditional_t<sizeof(T) == 2, uint16_t,
-                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+using BitsOf =
+    std::conditional_t<sizeof(T) == 1, uint8_t,
+                       std::conditional_t<sizeof(T) == 2, uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
 
 // Operands of the flat kernel; out and every non-scalar input are contiguous with n elements.
 template <int N>

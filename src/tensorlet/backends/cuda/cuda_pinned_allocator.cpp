@@ -188,7 +188,7 @@ class PinnedAllocator final : public Allocator {
   std::map<uintptr_t, PinnedBlock*> blocks_;  // by address, live and cached
   std::array<std::vector<PinnedBlock*>, kClasses> free_;
   std::array<size_t, kClasses> class_blocks_{};
-  std::vector<PinnedBlock*> pending_;                  // freed, waiting for their copies
+  std::vector<PinnedBlock*> pending_;  // freed, waiting for their copies
   size_t reserved_ = 0;
 };
 
