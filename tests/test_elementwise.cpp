@@ -901,6 +901,11 @@ TEST_CASE("elementwise: unary ops and clamp in place") {
     tl::Tensor n = tl::full({3}, NAN, tl::TensorOptions().device(device));
     n.clamp_(0, 1);
     CHECK(std::isnan(n.to_vector<float>()[1]));
+    // clamp's bound rules: a bound past the dtype's range is no bound.
+    tl::Tensor i8 = tl::arange(-3, 3, 1, tl::TensorOptions(tl::kInt8).device(device));
+    tl::Tensor i8c = i8.clone();
+    i8c.clamp_(-1000, 1);
+    CHECK(tl::equal(i8c, tl::clamp(i8, -1000, 1)));
     // Zero-size: nothing to do.
     tl::Tensor e = tl::empty({0, 3}, tl::TensorOptions().device(device));
     CHECK(e.exp_().numel() == 0);

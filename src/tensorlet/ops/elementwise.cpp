@@ -294,8 +294,10 @@ const Operand* clamp_bound(const char* name, const char* what, const Operand* x,
 
 // clamp = minimum(maximum(a, lo), hi): two passes, the second in place on the output, which is
 // what makes min > max give max everywhere and lets NaN propagate as torch.clamp does.
-Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
-  const char* name = "tl::clamp";
+// clamp(a, lo, hi) into a new tensor, or, with `into` (clamp_: into == &a), into that tensor,
+// which must hold the result's shape and a dtype the result casts to.
+Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* into = nullptr) {
+  const char* name = into ? "tl::clamp_" : "tl::clamp";
   profiler::OpScope scope(name);
   scope.inputs({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
   check_defined(a, name);
@@ -319,19 +321,34 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi) {
     fail<DTypeError>(name, "not supported when the input and the bounds are all bool");
   lo = clamp_bound(name, "min", lo, dtype, false);
   hi = clamp_bound(name, "max", hi, dtype, true);
+  if (into) {
+    if (!can_cast(dtype, into->dtype()))
+      fail<DTypeError>(name, "result type ", dtype, " can't be cast to the desired output type ",
+                       into->dtype());
+    if (shape != into->shape())
+      fail<ShapeError>(name, "output with shape ", into->shape(),
+                       " doesn't match the broadcast shape ", shape);
+    if (has_internal_overlap(*into))
+      fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                       shape, " strides ", into->strides());
+  }
   Tensor ha, hlo, hhi;
   const Tensor& ta = prepare(a, dtype, shape, ha);
-  Tensor out = make_tensor(shape, dtype, device);
-  if (out.numel() == 0) return out;
+  // In place in the result's dtype, element by element at the same index; a wider result
+  // (int32 clamped by an int64 tensor) is computed aside and cast back.
+  const bool direct = into && into->dtype() == dtype;
+  Tensor out = direct ? *into : make_tensor(shape, dtype, device);
+  if (out.numel() == 0) return into ? *into : out;
   Backend& backend = backend_for(device);
-  if (!lo && !hi) backend.copy(ta, out);
+  if (!lo && !hi && !(direct && &ta == into)) backend.copy(ta, out);
   const Tensor* first = &ta;
   if (lo) {
     backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, hlo), out);
     first = &out;
   }
   if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, shape, hhi), out);
-  return out;
+  if (into && !direct) backend.copy(out, *into);
+  return into ? *into : out;
 }
 
 // & | ~ are bitwise in PyTorch; tensorlet only has their bool meaning, so other dtypes are refused
@@ -366,10 +383,10 @@ TL_BINARY_OPS(TL_DEFINE_BINARY)
 TL_UNARY_OPS(TL_DEFINE_UNARY)
 #undef TL_DEFINE_UNARY
 
+// clamp's own checks and bound rules (an int8 tensor clamped at 1000 is unchanged), in place.
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  if (!min && !max) fail<ShapeError>("tl::clamp_", "at least one of 'min' or 'max' must be given");
-  if (min) inplace_op(BinaryOp::Maximum, "tl::clamp_", *this, of(*min));
-  if (max) inplace_op(BinaryOp::Minimum, "tl::clamp_", *this, of(*max));
+  Operand lo = min ? of(*min) : Operand{}, hi = max ? of(*max) : Operand{};
+  clamp_op(*this, min ? &lo : nullptr, max ? &hi : nullptr, this);
   return *this;
 }
 
