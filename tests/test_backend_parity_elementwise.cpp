@@ -43,11 +43,20 @@ struct BinaryOpCase {
   Tensor (*ts)(const Tensor&, Scalar);
   Tensor (*st)(Scalar, const Tensor&);
 };
-#define TL_PARITY_BINARY(e, name, rule, dtypes, Fn)                            \
-  {tl::binary_op_name(tl::BinaryOp::e), tl::supported_dtypes(tl::BinaryOp::e), \
-   [](const Tensor& a, const Tensor& b) { return tl::name(a, b); },            \
-   [](const Tensor& a, Scalar b) { return tl::name(a, b); },                   \
-   [](Scalar a, const Tensor& b) { return tl::name(a, b); }},
+// An integer divisor of fmod / remainder / floor_divide with its zeros made ones, so that the ops
+// compute (a zero raises ZeroDivisionError on every device: test_elementwise_semantics.cpp).
+Tensor divisor(tl::BinaryOp op, const Tensor& b) {
+  const bool division =
+      op == tl::BinaryOp::Fmod || op == tl::BinaryOp::Remainder || op == tl::BinaryOp::FloorDivide;
+  if (!division || tl::is_floating_point(b.dtype())) return b;
+  if (b.dtype() == tl::kBool) return tl::logical_or(b, true);
+  return tl::where(b == 0, Scalar(1), b).to(b.dtype());
+}
+#define TL_PARITY_BINARY(e, name, rule, dtypes, Fn)                                           \
+  {tl::binary_op_name(tl::BinaryOp::e), tl::supported_dtypes(tl::BinaryOp::e),                \
+   [](const Tensor& a, const Tensor& b) { return tl::name(a, divisor(tl::BinaryOp::e, b)); }, \
+   [](const Tensor& a, Scalar b) { return tl::name(a, b); },                                  \
+   [](Scalar a, const Tensor& b) { return tl::name(a, divisor(tl::BinaryOp::e, b)); }},
 const std::vector<BinaryOpCase> kBinaryOps{TL_BINARY_OPS(TL_PARITY_BINARY)};
 #undef TL_PARITY_BINARY
 

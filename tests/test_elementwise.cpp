@@ -737,8 +737,8 @@ TEST_CASE("elementwise errors name the op and leave tensors untouched") {
                                  "Integers to negative integer powers are not allowed");
     check_throws<tl::DTypeError>([&] { tl::where(i, a, a); }, "tl::where");
     check_throws<tl::DTypeError>([&] { (void)(a & a); }, "tl::bitwise_and");
-    check_throws<tl::DTypeError>([&] { (void)(m | i); }, "tl::bitwise_or");
-    check_throws<tl::DTypeError>([&] { (void)(~i); }, "tl::bitwise_not");
+    check_throws<tl::DTypeError>([&] { (void)(a | i); }, "tl::bitwise_or");
+    check_throws<tl::DTypeError>([&] { (void)(~a); }, "tl::bitwise_not");
     check_throws<tl::Error>([&] { tl::clamp(a, std::optional<tl::Scalar>(), std::nullopt); },
                             "tl::clamp");
     check_throws<tl::Error>([&] { tl::clamp(a, std::optional<Tensor>(), std::optional<Tensor>()); },

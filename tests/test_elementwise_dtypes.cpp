@@ -34,8 +34,8 @@ DType expected_dtype(Result r, DType in) {
 
 // Input values: Small ints in [-9, 9] / floats in [-3, 3]; Full: the whole range of an integer
 // dtype (wrap-around cases); Positive: floats in [0.05, 4], ints in [1, 9]; Exponent: ints in
-// [0, 6], floats in [-3, 3].
-enum class Range { Small, Full, Positive, Exponent };
+// [0, 6], floats in [-3, 3]; Unit: floats in [-1, 1], ints in [-1, 1] (asin, acos).
+enum class Range { Small, Full, Positive, Exponent, Unit };
 
 std::vector<double> random_values(DType d, Range range, int64_t n, uint32_t seed) {
   std::mt19937_64 rng(seed);
@@ -44,8 +44,12 @@ std::vector<double> random_values(DType d, Range range, int64_t n, uint32_t seed
     if (d == tl::kBool) {
       x = static_cast<double>(rng() % 2);
     } else if (tl::is_floating_point(d)) {
-      std::uniform_real_distribution<double> u(range == Range::Positive ? 0.05 : -3.0,
-                                               range == Range::Positive ? 4.0 : 3.0);
+      std::uniform_real_distribution<double> u(range == Range::Positive ? 0.05
+                                               : range == Range::Unit   ? -1.0
+                                                                        : -3.0,
+                                               range == Range::Positive ? 4.0
+                                               : range == Range::Unit   ? 1.0
+                                                                        : 3.0);
       x = u(rng);
     } else if (range == Range::Full) {
       // Kept below 2^53 for int64 so every value is exact in the double that carries it here.
@@ -62,8 +66,11 @@ std::vector<double> random_values(DType d, Range range, int64_t n, uint32_t seed
       x = std::floor(std::uniform_real_distribution<double>(lo, hi + 1)(rng));
       x = std::min(x, hi);
     } else {
-      const int64_t lo = range == Range::Positive ? 1 : range == Range::Exponent ? 0 : -9;
-      const int64_t hi = range == Range::Exponent ? 6 : 9;
+      const int64_t lo = range == Range::Positive   ? 1
+                         : range == Range::Exponent ? 0
+                         : range == Range::Unit     ? -1
+                                                    : -9;
+      const int64_t hi = range == Range::Exponent ? 6 : range == Range::Unit ? 1 : 9;
       x = static_cast<double>(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
       if (d == tl::kUInt8 && x < 0) x = -x;
     }
@@ -154,9 +161,11 @@ struct UnaryCase {
   Range range;                 // input values
   double (*ref)(double);       // on the values as doubles (floating and bool results)
   uint64_t (*iref)(uint64_t);  // two's-complement math for Same results on integers
+  bool integers_only = false;  // bitwise ops: floating dtypes are refused
 };
 
 uint64_t ineg(uint64_t a) { return uint64_t{0} - a; }
+int64_t s(uint64_t v) { return static_cast<int64_t>(v); }
 
 const std::vector<UnaryCase>& unary_cases() {
   static const std::vector<UnaryCase> cases{
@@ -192,6 +201,50 @@ const std::vector<UnaryCase>& unary_cases() {
        [](double a) { return std::trunc(a); }, [](uint64_t a) { return a; }},
       {"round", [](const Tensor& a) { return tl::round(a); }, Result::Same, false, Range::Full,
        [](double a) { return std::nearbyint(a); }, [](uint64_t a) { return a; }},
+      {"sign", [](const Tensor& a) { return tl::sign(a); }, Result::Same, true, Range::Full,
+       [](double a) { return double((0 < a) - (a < 0)); },
+       [](uint64_t a) { return uint64_t(int64_t((0 < s(a)) - (s(a) < 0))); }},
+      {"square", [](const Tensor& a) { return tl::square(a); }, Result::Same, false, Range::Full,
+       [](double a) { return a * a; }, [](uint64_t a) { return a * a; }},
+      {"reciprocal", [](const Tensor& a) { return tl::reciprocal(a); }, Result::Floating, true,
+       Range::Positive, [](double a) { return 1 / a; }, nullptr},
+      {"rsqrt", [](const Tensor& a) { return tl::rsqrt(a); }, Result::Floating, true,
+       Range::Positive, [](double a) { return 1 / std::sqrt(a); }, nullptr},
+      {"log1p", [](const Tensor& a) { return tl::log1p(a); }, Result::Floating, true,
+       Range::Positive, [](double a) { return std::log1p(a); }, nullptr},
+      {"expm1", [](const Tensor& a) { return tl::expm1(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::expm1(a); }, nullptr},
+      {"log2", [](const Tensor& a) { return tl::log2(a); }, Result::Floating, true, Range::Positive,
+       [](double a) { return std::log2(a); }, nullptr},
+      {"log10", [](const Tensor& a) { return tl::log10(a); }, Result::Floating, true,
+       Range::Positive, [](double a) { return std::log10(a); }, nullptr},
+      {"exp2", [](const Tensor& a) { return tl::exp2(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::exp2(a); }, nullptr},
+      {"erf", [](const Tensor& a) { return tl::erf(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::erf(a); }, nullptr},
+      {"erfc", [](const Tensor& a) { return tl::erfc(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::erfc(a); }, nullptr},
+      {"tan", [](const Tensor& a) { return tl::tan(a); }, Result::Floating, true, Range::Unit,
+       [](double a) { return std::tan(a); }, nullptr},
+      {"sinh", [](const Tensor& a) { return tl::sinh(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::sinh(a); }, nullptr},
+      {"cosh", [](const Tensor& a) { return tl::cosh(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::cosh(a); }, nullptr},
+      {"asin", [](const Tensor& a) { return tl::asin(a); }, Result::Floating, true, Range::Unit,
+       [](double a) { return std::asin(a); }, nullptr},
+      {"acos", [](const Tensor& a) { return tl::acos(a); }, Result::Floating, true, Range::Unit,
+       [](double a) { return std::acos(a); }, nullptr},
+      {"atan", [](const Tensor& a) { return tl::atan(a); }, Result::Floating, true, Range::Small,
+       [](double a) { return std::atan(a); }, nullptr},
+      // bool is logical not there (checked in test_elementwise.cpp): ~1 is not 0 in int64 math.
+      {"bitwise_not", [](const Tensor& a) { return tl::bitwise_not(a); }, Result::Same, false,
+       Range::Full, nullptr, [](uint64_t a) { return ~a; }, true},
+      {"isnan", [](const Tensor& a) { return tl::isnan(a); }, Result::Bool, true, Range::Small,
+       [](double a) { return double(std::isnan(a)); }, nullptr},
+      {"isinf", [](const Tensor& a) { return tl::isinf(a); }, Result::Bool, true, Range::Small,
+       [](double a) { return double(std::isinf(a)); }, nullptr},
+      {"isfinite", [](const Tensor& a) { return tl::isfinite(a); }, Result::Bool, true,
+       Range::Small, [](double a) { return double(std::isfinite(a)); }, nullptr},
   };
   return cases;
 }
@@ -224,6 +277,7 @@ TEST_CASE("elementwise dtypes: every unary op x every dtype against a double ref
   for (const UnaryCase& c : unary_cases()) {
     for (DType d : kEveryDtype) {
       if (d == tl::kBool && !c.bool_ok) continue;
+      if (c.integers_only && tl::is_floating_point(d)) continue;
       std::vector<double> v = random_values(d, c.range, 6 * 7, seed++);
       if (tl::is_floating_point(d)) v[3] = NAN;  // NaN goes through every op
       check_unary(c, d, make(v, {6, 7}, d), "contiguous");
@@ -243,6 +297,7 @@ struct BinaryCase {
   Range range_a, range_b;
   double (*ref)(double, double);         // floating results, and bool results
   uint64_t (*iref)(uint64_t, uint64_t);  // integer (and bool) Same results, two's complement
+  bool integers_only = false;            // bitwise ops: floating dtypes are refused
 };
 
 uint64_t ipow(uint64_t base, uint64_t e) {
@@ -250,7 +305,6 @@ uint64_t ipow(uint64_t base, uint64_t e) {
   for (uint64_t i = 0; i < e; ++i) r *= base;
   return r;
 }
-int64_t s(uint64_t v) { return static_cast<int64_t>(v); }
 
 const std::vector<BinaryCase>& binary_cases() {
   using T = const Tensor&;
@@ -291,6 +345,36 @@ const std::vector<BinaryCase>& binary_cases() {
       {"logical_or", [](T a, T b) { return tl::logical_or(a, b); }, Result::Bool, true,
        Range::Small, Range::Small, [](double a, double b) { return double(a != 0 || b != 0); },
        nullptr},
+      {"logical_xor", [](T a, T b) { return tl::logical_xor(a, b); }, Result::Bool, true,
+       Range::Small, Range::Small, [](double a, double b) { return double((a != 0) != (b != 0)); },
+       nullptr},
+      // Divisors in [1, 9] or [0.05, 4]: an integer zero raises (test_elementwise.cpp).
+      {"fmod", [](T a, T b) { return tl::fmod(a, b); }, Result::Same, false, Range::Full,
+       Range::Positive, [](double a, double b) { return std::fmod(a, b); },
+       [](uint64_t a, uint64_t b) { return uint64_t(s(a) % s(b)); }},
+      {"remainder", [](T a, T b) { return tl::remainder(a, b); }, Result::Same, false, Range::Full,
+       Range::Positive, [](double a, double b) { return a - b * std::floor(a / b); },
+       [](uint64_t a, uint64_t b) { return uint64_t(((s(a) % s(b)) + s(b)) % s(b)); }},
+      {"floor_divide", [](T a, T b) { return tl::floor_divide(a, b); }, Result::Same, false,
+       Range::Small, Range::Positive, [](double a, double b) { return std::floor(a / b); },
+       [](uint64_t a, uint64_t b) {
+         const int64_t q = s(a) / s(b);
+         return uint64_t(q * s(b) != s(a) && (s(a) < 0) != (s(b) < 0) ? q - 1 : q);
+       }},
+      {"atan2", [](T a, T b) { return tl::atan2(a, b); }, Result::Floating, true, Range::Small,
+       Range::Small, [](double a, double b) { return std::atan2(a, b); }, nullptr},
+      {"bitwise_and", [](T a, T b) { return tl::bitwise_and(a, b); }, Result::Same, true,
+       Range::Full, Range::Full, nullptr, [](uint64_t a, uint64_t b) { return a & b; }, true},
+      {"bitwise_or", [](T a, T b) { return tl::bitwise_or(a, b); }, Result::Same, true, Range::Full,
+       Range::Full, nullptr, [](uint64_t a, uint64_t b) { return a | b; }, true},
+      {"bitwise_xor", [](T a, T b) { return tl::bitwise_xor(a, b); }, Result::Same, true,
+       Range::Full, Range::Full, nullptr, [](uint64_t a, uint64_t b) { return a ^ b; }, true},
+      {"bitwise_left_shift", [](T a, T b) { return tl::bitwise_left_shift(a, b); }, Result::Same,
+       false, Range::Full, Range::Exponent, nullptr, [](uint64_t a, uint64_t b) { return a << b; },
+       true},
+      {"bitwise_right_shift", [](T a, T b) { return tl::bitwise_right_shift(a, b); }, Result::Same,
+       false, Range::Full, Range::Exponent, nullptr,
+       [](uint64_t a, uint64_t b) { return uint64_t(s(a) >> b); }, true},
   };
   return cases;
 }
@@ -326,6 +410,7 @@ TEST_CASE("elementwise dtypes: every binary op x every dtype against a double re
   for (const BinaryCase& c : binary_cases()) {
     for (DType d : kEveryDtype) {
       if (d == tl::kBool && !c.bool_ok) continue;
+      if (c.integers_only && tl::is_floating_point(d)) continue;
       std::vector<double> x = random_values(d, c.range_a, 6 * 7, seed++);
       std::vector<double> y = random_values(d, c.range_b, 6 * 7, seed++);
       for (size_t i = 0; i < y.size(); i += 5)
@@ -431,7 +516,8 @@ TEST_CASE("elementwise dtypes: an op refuses the dtypes torch refuses, naming op
     }
   };
   for (const UnaryCase& c : unary_cases())
-    if (!c.bool_ok) check([&] { c.op(b); }, std::string("[tl::") + c.name + "] ", "bool");
+    if (!c.bool_ok && std::string(c.name) != "bitwise_not")  // ~mask is logical not
+      check([&] { c.op(b); }, std::string("[tl::") + c.name + "] ", "bool");
   for (const BinaryCase& c : binary_cases())
     if (!c.bool_ok) check([&] { c.op(b, b); }, std::string("[tl::") + c.name + "] ", "bool");
 }

@@ -25,6 +25,31 @@ enum class Op {
   Ceil,
   Trunc,
   Round,
+  Sign,
+  Square,
+  Reciprocal,
+  Rsqrt,
+  Log1p,
+  Expm1,
+  Log2,
+  Log10,
+  Exp2,
+  Erf,
+  Erfc,
+  Tan,
+  Sinh,
+  Cosh,
+  Asin,
+  Acos,
+  Atan,
+  BitwiseNot,
+  Isnan,
+  Isinf,
+  Isfinite,
+  Silu,
+  Softplus,
+  Gelu,
+  GeluTanh,
   LogicalNot,
   // binary (tensor/tensor, tensor/scalar, scalar/tensor)
   Add,
@@ -34,6 +59,15 @@ enum class Op {
   Pow,
   Maximum,
   Minimum,
+  Fmod,
+  Remainder,
+  FloorDivide,
+  Atan2,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  LeftShift,
+  RightShift,
   Gt,
   Lt,
   Ge,
@@ -42,6 +76,7 @@ enum class Op {
   Ne,
   LogicalAnd,
   LogicalOr,
+  LogicalXor,
   Where,
   Clamp,
   // reductions
@@ -76,7 +111,7 @@ enum class Op {
 inline constexpr int kOpCount = static_cast<int>(Op::DivInplace) + 1;
 const char* op_name(Op op);
 inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
-inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalOr; }
+inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalXor; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.

@@ -172,6 +172,20 @@ double fmin_nan(double a, double b) {
 }
 
 // One binary op on values already converted to the compute dtype d.
+// Python's float floor division: from fmod, so that the quotient is exact where a / b rounds up
+// to the next integer (1 // 0.1 is 9); a zero divisor gives IEEE a / b; a zero quotient has
+// a / b's sign.
+double float_floor_divide(double a, double b) {
+  if (b == 0) return a / b;
+  const double m = std::fmod(a, b);
+  double q = (a - m) / b;
+  if (m != 0 && (b < 0) != (m < 0)) q -= 1;
+  if (q == 0) return std::copysign(0.0, a / b);
+  double f = std::floor(q);
+  if (q - f > 0.5) f += 1;
+  return f;
+}
+
 V binary_value(Op op, V a, V b, DType d) {
   V r;
   if (is_float(d)) {
@@ -215,6 +229,19 @@ V binary_value(Op op, V a, V b, DType d) {
       case Op::Ne:
         r.i = a.f != b.f;
         break;
+      case Op::Fmod:
+        r.f = std::fmod(a.f, b.f);
+        break;
+      case Op::Remainder:  // the divisor's sign
+        r.f = std::fmod(a.f, b.f);
+        if (r.f != 0 && (b.f < 0) != (r.f < 0)) r.f += b.f;
+        break;
+      case Op::FloorDivide:
+        r.f = float_floor_divide(a.f, b.f);
+        break;
+      case Op::Atan2:
+        r.f = std::atan2(a.f, b.f);
+        break;
       default:
         break;
     }
@@ -257,13 +284,49 @@ V binary_value(Op op, V a, V b, DType d) {
     case Op::Ne:
       r.i = a.i != b.i;
       break;
+    // Integer division (the divisor is never 0 here: that raised). x / -1 wraps, x % -1 is 0.
+    case Op::Fmod:
+      r.i = b.i == -1 ? 0 : a.i % b.i;
+      break;
+    case Op::Remainder:
+      r.i = b.i == -1 ? 0 : a.i % b.i;
+      if (r.i != 0 && (r.i < 0) != (b.i < 0)) r.i += b.i;
+      break;
+    case Op::FloorDivide:
+      if (b.i == -1) {
+        r.i = wrap_mul(a.i, -1);
+      } else {
+        r.i = a.i / b.i;
+        if (a.i % b.i != 0 && (a.i < 0) != (b.i < 0)) r.i -= 1;
+      }
+      break;
+    case Op::BitwiseAnd:
+      r.i = a.i & b.i;
+      break;
+    case Op::BitwiseOr:
+      r.i = a.i | b.i;
+      break;
+    case Op::BitwiseXor:
+      r.i = a.i ^ b.i;
+      break;
+    case Op::LeftShift: {  // by < 0 or >= the width: 0
+      const int64_t bits = static_cast<int64_t>(tl::element_size(d)) * 8;
+      r.i = b.i < 0 || b.i >= bits ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a.i) << b.i);
+      break;
+    }
+    case Op::RightShift: {  // by < 0 or >= the width (less the sign bit): the sign fill
+      const bool is_signed = d != tl::kUInt8;
+      const int64_t limit = static_cast<int64_t>(tl::element_size(d)) * 8 - (is_signed ? 1 : 0);
+      r.i = b.i < 0 || b.i >= limit ? (a.i < 0 ? -1 : 0) : a.i >> b.i;
+      break;
+    }
     default:
       break;
   }
   return r;
 }
 
-bool is_comparison(Op op) { return op >= Op::Gt && op <= Op::LogicalOr; }
+bool is_comparison(Op op) { return op >= Op::Gt && op <= Op::LogicalXor; }
 
 // The half types' tolerance: about one rounding of the result (float16 has 11 significant bits,
 // bfloat16 8).
@@ -311,7 +374,13 @@ void run_binary(Ctx& x) {
   DType compute = result_type({&a, &b});
   if (op == Op::Sub && (a.dtype() == tl::kBool || b.dtype() == tl::kBool))
     throw Raise{"subtraction with a bool operand"};
-  if (op == Op::Div && !is_float(compute)) compute = tl::kFloat32;
+  if ((op == Op::Div || op == Op::Atan2) && !is_float(compute)) compute = tl::kFloat32;
+  const bool division = op == Op::Fmod || op == Op::Remainder || op == Op::FloorDivide;
+  if (division && compute == tl::kBool) throw Raise{"integer division of bools"};
+  const bool bitwise = op == Op::BitwiseAnd || op == Op::BitwiseOr || op == Op::BitwiseXor;
+  const bool shift = op == Op::LeftShift || op == Op::RightShift;
+  if ((bitwise || shift) && is_float(compute)) throw Raise{"bitwise op on floats"};
+  if (shift && compute == tl::kBool) throw Raise{"shift of bools"};
   if (op == Op::Pow) {
     if (a.dtype() == tl::kBool || b.dtype() == tl::kBool) {
       if (x.known.pow_bool) {
@@ -328,8 +397,13 @@ void run_binary(Ctx& x) {
   for (auto* o : {&a, &b})
     if (o->tensor) shapes.push_back(o->t.shape);
   Dims shape = broadcast(shapes);
-  const bool logical = op == Op::LogicalAnd || op == Op::LogicalOr;
+  const bool logical = op == Op::LogicalAnd || op == Op::LogicalOr || op == Op::LogicalXor;
   const DType out_dtype = is_comparison(op) ? tl::kBool : compute;
+  // An integer division by zero raises (torch's CPU; tensorlet on every device), checked on the
+  // divisor as the kernel sees it, in the compute dtype.
+  if (division && !is_float(compute))
+    for (int64_t i = 0; i < numel_of(shape); ++i)
+      if (binary_operand(op, b, i, shape, compute).i == 0) throw Raise{"ZeroDivisionError"};
   HostArray& out = x.res.out;
   out = {out_dtype, shape, std::vector<V>(numel_of(shape))};
   for (int64_t i = 0; i < numel_of(shape); ++i) {
@@ -337,13 +411,19 @@ void run_binary(Ctx& x) {
     if (logical) {  // as torch: non-zero after conversion to the promoted dtype (int64 2^32 in an
                     // int32 computation is 0, so false)
       const bool ta = nonzero(va, compute), tb = nonzero(vb, compute);
-      out.v[i].i = op == Op::LogicalAnd ? (ta && tb) : (ta || tb);
+      out.v[i].i = op == Op::LogicalAnd  ? (ta && tb)
+                   : op == Op::LogicalOr ? (ta || tb)
+                                         : (ta != tb);
       continue;
     }
     out.v[i] = finish(binary_value(op, va, vb, compute), out_dtype);
   }
   if (op == Op::Pow) x.res.rtol = float_tol(compute, 1e-5, 1e-12);
-  if (op == Op::Div) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+  if (op == Op::Div || division) x.res.rtol = float_tol(compute, 1e-6, 1e-15);
+  if (op == Op::Atan2) {
+    x.res.rtol = float_tol(compute, 1e-5, 1e-12);
+    x.res.atol.assign(out.v.size(), float_tol(compute, 1e-6, 1e-14));
+  }
 }
 
 void run_unary(Ctx& x) {
@@ -352,6 +432,7 @@ void run_unary(Ctx& x) {
   DType d = a.dtype;
   if (op == Op::Neg && d == tl::kBool) throw Raise{"negation of bool"};
   if (op == Op::Relu && d == tl::kBool) throw Raise{"relu of bool"};
+  if (op == Op::Square && d == tl::kBool) throw Raise{"square of bool"};
   const bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Trunc || op == Op::Round;
   if (rounding && d == tl::kBool) throw Raise{"rounding of bool"};
   if (op == Op::Abs && d == tl::kBool) {
@@ -361,21 +442,36 @@ void run_unary(Ctx& x) {
     }
     throw Raise{"abs of bool"};
   }
-  const bool math =
-      !(op == Op::Neg || op == Op::Abs || op == Op::Relu || op == Op::LogicalNot || rounding);
+  const bool activation =
+      op == Op::Silu || op == Op::Softplus || op == Op::Gelu || op == Op::GeluTanh;
+  if (activation && !is_float(d)) throw Raise{"activation of a non-float tensor"};
+  if (op == Op::BitwiseNot && is_float(d)) throw Raise{"bitwise_not of a float"};
+  const bool test = op == Op::Isnan || op == Op::Isinf || op == Op::Isfinite;
+  const bool same = op == Op::Neg || op == Op::Abs || op == Op::Relu || rounding ||
+                    op == Op::Sign || op == Op::Square || op == Op::BitwiseNot;
+  const bool math = !(same || test || op == Op::LogicalNot);
   if (math && !is_float(d)) d = tl::kFloat32;
-  const DType out_dtype = op == Op::LogicalNot ? tl::kBool : d;
+  const DType out_dtype = op == Op::LogicalNot || test ? tl::kBool : d;
   HostArray& out = x.res.out;
   out = {out_dtype, a.shape, std::vector<V>(a.v.size())};
   for (size_t i = 0; i < a.v.size(); ++i) {
     V v = cast_value(a.v[i], a.dtype, d), r;
     if (op == Op::LogicalNot) {
       r.i = !nonzero(a.v[i], a.dtype);
+    } else if (test) {
+      const double f = v.f;
+      if (!is_float(d))
+        r.i = op == Op::Isfinite;
+      else
+        r.i = op == Op::Isnan ? std::isnan(f) : op == Op::Isinf ? std::isinf(f) : std::isfinite(f);
     } else if (!is_float(d)) {
       if (op == Op::Neg) r.i = wrap_mul(v.i, -1);
       if (op == Op::Abs) r.i = v.i < 0 ? wrap_mul(v.i, -1) : v.i;
       if (op == Op::Relu) r.i = std::max<int64_t>(v.i, 0);
       if (rounding) r.i = v.i;
+      if (op == Op::Sign) r.i = (0 < v.i) - (v.i < 0);
+      if (op == Op::Square) r.i = wrap_mul(v.i, v.i);
+      if (op == Op::BitwiseNot) r.i = d == tl::kBool ? !v.i : ~v.i;
     } else {
       const double f = v.f;
       switch (op) {
@@ -420,6 +516,69 @@ void run_unary(Ctx& x) {
           break;
         case Op::Round:
           r.f = std::nearbyint(f);  // halves to even
+          break;
+        case Op::Sign:  // NaN and -0.0 give 0, as torch
+          r.f = (0 < f) - (f < 0);
+          break;
+        case Op::Square:
+          r.f = f * f;
+          break;
+        case Op::Reciprocal:
+          r.f = 1 / f;
+          break;
+        case Op::Rsqrt:
+          r.f = 1 / std::sqrt(f);
+          break;
+        case Op::Log1p:
+          r.f = std::log1p(f);
+          break;
+        case Op::Expm1:
+          r.f = std::expm1(f);
+          break;
+        case Op::Log2:
+          r.f = std::log2(f);
+          break;
+        case Op::Log10:
+          r.f = std::log10(f);
+          break;
+        case Op::Exp2:
+          r.f = std::exp2(f);
+          break;
+        case Op::Erf:
+          r.f = std::erf(f);
+          break;
+        case Op::Erfc:
+          r.f = std::erfc(f);
+          break;
+        case Op::Tan:
+          r.f = std::tan(f);
+          break;
+        case Op::Sinh:
+          r.f = std::sinh(f);
+          break;
+        case Op::Cosh:
+          r.f = std::cosh(f);
+          break;
+        case Op::Asin:
+          r.f = std::asin(f);
+          break;
+        case Op::Acos:
+          r.f = std::acos(f);
+          break;
+        case Op::Atan:
+          r.f = std::atan(f);
+          break;
+        case Op::Silu:
+          r.f = f / (1 + std::exp(-f));
+          break;
+        case Op::Softplus:  // torch's defaults: beta 1, threshold 20
+          r.f = f > 20 ? f : std::log1p(std::exp(f));
+          break;
+        case Op::Gelu:
+          r.f = 0.5 * f * (1 + std::erf(f / std::sqrt(2.0)));
+          break;
+        case Op::GeluTanh:
+          r.f = 0.5 * f * (1 + std::tanh(std::sqrt(2 / M_PI) * (f + 0.044715 * f * f * f)));
           break;
         default:
           break;
@@ -949,7 +1108,13 @@ void run_inplace(Ctx& x) {
   DType compute = result_type({&self, &other});
   if (op == Op::Sub && (self.dtype() == tl::kBool || other.dtype() == tl::kBool))
     throw Raise{"subtraction with a bool operand"};
-  if (op == Op::Div && !is_float(compute)) compute = tl::kFloat32;
+  if ((op == Op::Div || op == Op::Atan2) && !is_float(compute)) compute = tl::kFloat32;
+  const bool division = op == Op::Fmod || op == Op::Remainder || op == Op::FloorDivide;
+  if (division && compute == tl::kBool) throw Raise{"integer division of bools"};
+  const bool bitwise = op == Op::BitwiseAnd || op == Op::BitwiseOr || op == Op::BitwiseXor;
+  const bool shift = op == Op::LeftShift || op == Op::RightShift;
+  if ((bitwise || shift) && is_float(compute)) throw Raise{"bitwise op on floats"};
+  if (shift && compute == tl::kBool) throw Raise{"shift of bools"};
   if (!can_cast(compute, dst.dtype)) throw Raise{"result type can't be cast to self's dtype"};
   if (other.tensor && broadcast({g.shape, other.t.shape}) != g.shape)
     throw Raise{"other does not broadcast to self's shape"};

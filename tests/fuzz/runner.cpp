@@ -118,6 +118,16 @@ tl::Tensor run_binary(Op op, const tl::Tensor& a, const tl::Tensor& b, Form f, t
     TL_FUZZ_BIN(Ne, ne)
     TL_FUZZ_BIN(LogicalAnd, logical_and)
     TL_FUZZ_BIN(LogicalOr, logical_or)
+    TL_FUZZ_BIN(LogicalXor, logical_xor)
+    TL_FUZZ_BIN(Fmod, fmod)
+    TL_FUZZ_BIN(Remainder, remainder)
+    TL_FUZZ_BIN(FloorDivide, floor_divide)
+    TL_FUZZ_BIN(Atan2, atan2)
+    TL_FUZZ_BIN(BitwiseAnd, bitwise_and)
+    TL_FUZZ_BIN(BitwiseOr, bitwise_or)
+    TL_FUZZ_BIN(BitwiseXor, bitwise_xor)
+    TL_FUZZ_BIN(LeftShift, bitwise_left_shift)
+    TL_FUZZ_BIN(RightShift, bitwise_right_shift)
     default:
       break;
   }
@@ -155,6 +165,36 @@ tl::Tensor run_unary(Op op, const tl::Tensor& a) {
       return tl::trunc(a);
     case Op::Round:
       return tl::round(a);
+#define TL_FUZZ_UN(OPN, fn) \
+  case Op::OPN:             \
+    return tl::fn(a);
+      TL_FUZZ_UN(Sign, sign)
+      TL_FUZZ_UN(Square, square)
+      TL_FUZZ_UN(Reciprocal, reciprocal)
+      TL_FUZZ_UN(Rsqrt, rsqrt)
+      TL_FUZZ_UN(Log1p, log1p)
+      TL_FUZZ_UN(Expm1, expm1)
+      TL_FUZZ_UN(Log2, log2)
+      TL_FUZZ_UN(Log10, log10)
+      TL_FUZZ_UN(Exp2, exp2)
+      TL_FUZZ_UN(Erf, erf)
+      TL_FUZZ_UN(Erfc, erfc)
+      TL_FUZZ_UN(Tan, tan)
+      TL_FUZZ_UN(Sinh, sinh)
+      TL_FUZZ_UN(Cosh, cosh)
+      TL_FUZZ_UN(Asin, asin)
+      TL_FUZZ_UN(Acos, acos)
+      TL_FUZZ_UN(Atan, atan)
+      TL_FUZZ_UN(BitwiseNot, bitwise_not)
+      TL_FUZZ_UN(Isnan, isnan)
+      TL_FUZZ_UN(Isinf, isinf)
+      TL_FUZZ_UN(Isfinite, isfinite)
+      TL_FUZZ_UN(Silu, silu)
+      TL_FUZZ_UN(Softplus, softplus)
+      TL_FUZZ_UN(Gelu, gelu)
+#undef TL_FUZZ_UN
+    case Op::GeluTanh:
+      return tl::gelu(a, "tanh");
     default:
       return tl::logical_not(a);
   }

@@ -47,13 +47,24 @@ def number(s):
 BIN = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
        "div": lambda a, b: a / b, "pow": lambda a, b: a ** b,
        "gt": lambda a, b: a > b, "lt": lambda a, b: a < b, "ge": lambda a, b: a >= b,
-       "le": lambda a, b: a <= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}
+       "le": lambda a, b: a <= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+       "remainder": lambda a, b: a % b, "floor_divide": lambda a, b: a // b,
+       "bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b,
+       "bitwise_xor": lambda a, b: a ^ b, "bitwise_left_shift": lambda a, b: a << b,
+       "bitwise_right_shift": lambda a, b: a >> b}
+UNARY = ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor", "ceil",
+         "trunc", "round", "sign", "square", "reciprocal", "rsqrt", "log1p", "expm1", "log2", "log10",
+         "exp2", "erf", "erfc", "tan", "sinh", "cosh", "asin", "acos", "atan", "bitwise_not", "isnan",
+         "isinf", "isfinite", "logical_not")
+ACTIVATION = {"silu": torch.nn.functional.silu, "softplus": torch.nn.functional.softplus,
+              "gelu": torch.nn.functional.gelu,
+              "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
 
 
 def binary(op, a, b, a_t, b_t):
     if op in BIN:
         return BIN[op](a, b)
-    if op in ("maximum", "minimum"):
+    if op in ("maximum", "minimum", "fmod", "atan2"):
         if a_t and b_t:
             return getattr(torch, op)(a, b)
         t, s = (a, b) if a_t else (b, a)  # the number as torch wraps it: in the result dtype
@@ -69,9 +80,12 @@ def run(c):
     ins = [build(i) for i in c["inputs"]]
     sc = [number(s) for s in c["scalars"]]
     form = c["form"]
-    if op in ("neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor", "logical_not"):
+    if op in UNARY:
         return getattr(torch, op)(ins[0])
-    if op in BIN or op in ("maximum", "minimum", "logical_and", "logical_or"):
+    if op in ACTIVATION:
+        return ACTIVATION[op](ins[0])
+    if op in BIN or op in ("maximum", "minimum", "fmod", "atan2", "logical_and", "logical_or",
+                           "logical_xor"):
         it, si = iter(ins), iter(sc)
         a_t, b_t = form in ("TT", "TS"), form in ("TT", "ST")
         a = next(it) if a_t else next(si)

@@ -137,23 +137,50 @@ class Tensor {
   Tensor& operator-=(Scalar o) { return sub_(o); }
   Tensor& operator*=(Scalar o) { return mul_(o); }
   Tensor& operator/=(Scalar o) { return div_(o); }
-  // Unary ops in place, written straight into this tensor's elements (no allocation when the
-  // result has this tensor's dtype; exp_ of an integer tensor is refused, as torch).
-  Tensor& neg_();
-  Tensor& abs_();
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& sqrt_();
-  Tensor& sin_();
-  Tensor& cos_();
-  Tensor& tanh_();
-  Tensor& sigmoid_();
-  Tensor& relu_();
-  Tensor& logical_not_();
-  Tensor& floor_();
-  Tensor& ceil_();
-  Tensor& trunc_();
-  Tensor& round_();
+  // Unary math ops as methods, and in place, written straight into this tensor's elements (no
+  // allocation when the result has this tensor's dtype; exp_ of an integer tensor is refused, as
+  // torch). The op list (backends/math/unary_ops.h) generates both definitions.
+#define TL_UNARY_METHODS(name) \
+  Tensor name() const;         \
+  Tensor& name##_();
+  TL_UNARY_METHODS(neg)
+  TL_UNARY_METHODS(abs)
+  TL_UNARY_METHODS(exp)
+  TL_UNARY_METHODS(log)
+  TL_UNARY_METHODS(sqrt)
+  TL_UNARY_METHODS(sin)
+  TL_UNARY_METHODS(cos)
+  TL_UNARY_METHODS(tanh)
+  TL_UNARY_METHODS(sigmoid)
+  TL_UNARY_METHODS(relu)
+  TL_UNARY_METHODS(logical_not)
+  TL_UNARY_METHODS(floor)
+  TL_UNARY_METHODS(ceil)
+  TL_UNARY_METHODS(trunc)
+  TL_UNARY_METHODS(round)
+  TL_UNARY_METHODS(sign)
+  TL_UNARY_METHODS(square)
+  TL_UNARY_METHODS(reciprocal)
+  TL_UNARY_METHODS(rsqrt)
+  TL_UNARY_METHODS(log1p)
+  TL_UNARY_METHODS(expm1)
+  TL_UNARY_METHODS(log2)
+  TL_UNARY_METHODS(log10)
+  TL_UNARY_METHODS(exp2)
+  TL_UNARY_METHODS(erf)
+  TL_UNARY_METHODS(erfc)
+  TL_UNARY_METHODS(tan)
+  TL_UNARY_METHODS(sinh)
+  TL_UNARY_METHODS(cosh)
+  TL_UNARY_METHODS(asin)
+  TL_UNARY_METHODS(acos)
+  TL_UNARY_METHODS(atan)
+  TL_UNARY_METHODS(bitwise_not)
+#undef TL_UNARY_METHODS
+  // x.isnan(), x.isinf(), x.isfinite(): bool results, no in-place form.
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
   // clamp_(min, max): min(max(x, min), max) in place; either bound may be absent.
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 
@@ -173,12 +200,6 @@ class Tensor {
   ValuesIndices min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor sin() const;
-  Tensor cos() const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;

@@ -7,6 +7,7 @@
 #include "tensorlet/core/broadcast.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/scalar_check.h"
+#include "tensorlet/ops/reduce.h"
 
 namespace tensorlet {
 namespace {
@@ -132,6 +133,20 @@ DType compute_dtype(BinaryOp op, const char* name, const Operand& a, const Opera
   return compute_dtype_for(output_rule(op), promoted);
 }
 
+// An integer fmod / remainder / floor_divide by zero raises ZeroDivisionError, as torch's CPU
+// kernels do, on every device: a CUDA divisor is scanned too (one reduction and a wait for its
+// answer, for integer division only), where torch's CUDA kernels return an unspecified value. The
+// divisor is checked as the kernel will see it: converted to the compute dtype (256 is 0 in int8).
+// An empty result divides nothing, so raises nothing (torch's kernel never runs).
+void check_integer_divisor(BinaryOp op, const char* name, DType compute, const ElementwiseArg& b,
+                           const Shape& shape) {
+  if (!(op == BinaryOp::Fmod || op == BinaryOp::Remainder || op == BinaryOp::FloorDivide) ||
+      !is_integral(compute) || shape.numel() == 0)
+    return;
+  const bool zero = b.is_scalar() ? b.scalar.to<int64_t>() == 0 : !all(*b.tensor).item<bool>();
+  if (zero) fail<Error>(name, "ZeroDivisionError: integer division or modulo by zero");
+}
+
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   const char* name = binary_op_name(op);
   profiler::OpScope scope(name);
@@ -146,6 +161,7 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   const bool keep = scalar_in_compute_type(op);
   const ElementwiseArg ta = prepare(a, compute, shape, ha, keep);
   const ElementwiseArg tb = prepare(b, compute, shape, hb, keep);
+  check_integer_divisor(op, name, compute, tb, shape);
   Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
   return out;
@@ -351,16 +367,6 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   return into ? *into : out;
 }
 
-// & | ~ are bitwise in PyTorch; tensorlet only has their bool meaning, so other dtypes are refused
-// rather than silently computed logically.
-void check_bool_operands(const char* op, const Tensor& a, const Tensor* b = nullptr) {
-  check_defined(a, op);
-  if (b) check_defined(*b, op);
-  if (a.dtype() != kBool || (b && b->dtype() != kBool))
-    fail<DTypeError>(op, "only bool tensors are supported, got ", a.dtype(), b ? " and " : "",
-                     b ? dtype_name(b->dtype()) : "");
-}
-
 }  // namespace
 
 // ---- binary ops in their three forms ----
@@ -375,13 +381,45 @@ TL_BINARY_OPS(TL_DEFINE_BINARY)
 
 // ---- unary ops ----
 
-// Generated from the list (backends/math/unary_ops.h); an op added there needs its in-place
-// method declared in core/tensor.h, or this does not compile.
-#define TL_DEFINE_UNARY(e, name, rule, dtypes, Fn)                 \
-  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); } \
+// Generated from the lists (backends/math/unary_ops.h): a math op added there needs its method and
+// in-place method declared in core/tensor.h, a test op its method, or this does not compile.
+#define TL_DEFINE_UNARY_MATH(e, name, rule, dtypes, Fn)               \
+  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); }    \
+  Tensor Tensor::name() const { return unary_op(UnaryOp::e, *this); } \
   Tensor& Tensor::name##_() { return inplace_unary(UnaryOp::e, "tl::" #name "_", *this); }
-TL_UNARY_OPS(TL_DEFINE_UNARY)
-#undef TL_DEFINE_UNARY
+TL_UNARY_MATH_OPS(TL_DEFINE_UNARY_MATH)
+#undef TL_DEFINE_UNARY_MATH
+
+#define TL_DEFINE_UNARY_TEST(e, name, rule, dtypes, Fn)            \
+  Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); } \
+  Tensor Tensor::name() const { return unary_op(UnaryOp::e, *this); }
+TL_UNARY_TEST_OPS(TL_DEFINE_UNARY_TEST)
+#undef TL_DEFINE_UNARY_TEST
+
+// ---- activations ----
+
+Tensor silu(const Tensor& a) { return unary_op(UnaryOp::Silu, a); }
+
+Tensor gelu(const Tensor& a, std::string_view approximate) {
+  if (approximate == "none") return unary_op(UnaryOp::Gelu, a);
+  if (approximate == "tanh") return unary_op(UnaryOp::GeluTanh, a);
+  fail<Error>("tl::gelu", "approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+}
+
+// torch's defaults run the op's own kernel; other parameters compose it from elementwise ops
+// (log1p(exp(beta x)) / beta, or x where beta x exceeds the threshold).
+Tensor softplus(const Tensor& a, double beta, double threshold) {
+  if (beta == 1 && threshold == 20) return unary_op(UnaryOp::Softplus, a);
+  const char* name = "tl::softplus";
+  profiler::OpScope scope(name);
+  scope.inputs({&a});
+  check_defined(a, name);
+  if (!supported_dtypes(UnaryOp::Softplus).contains(a.dtype())) unsupported(name, a.dtype());
+  // In float for the half types, rounded once at the end, as the kernel would.
+  const Tensor x = a.dtype() == kFloat16 || a.dtype() == kBFloat16 ? a.to(kFloat32) : a;
+  Tensor scaled = mul(x, beta);
+  return where(gt(scaled, threshold), x, div(log1p(exp(scaled)), beta)).to(a.dtype());
+}
 
 // clamp's own checks and bound rules (an int8 tensor clamped at 1000 is unchanged), in place.
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -454,19 +492,18 @@ Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
 Tensor operator!=(Scalar a, const Tensor& b) { return ne(a, b); }
 
-Tensor operator&(const Tensor& a, const Tensor& b) {
-  check_bool_operands("tl::bitwise_and", a, &b);
-  return logical_and(a, b);
-}
-Tensor operator|(const Tensor& a, const Tensor& b) {
-  check_bool_operands("tl::bitwise_or", a, &b);
-  return logical_or(a, b);
-}
+#define TL_BINARY_OPERATOR(op, fn)                                          \
+  Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); } \
+  Tensor operator op(const Tensor& a, Scalar b) { return fn(a, b); }        \
+  Tensor operator op(Scalar a, const Tensor& b) { return fn(a, b); }
+TL_BINARY_OPERATOR(&, bitwise_and)
+TL_BINARY_OPERATOR(|, bitwise_or)
+TL_BINARY_OPERATOR(^, bitwise_xor)
+TL_BINARY_OPERATOR(<<, bitwise_left_shift)
+TL_BINARY_OPERATOR(>>, bitwise_right_shift)
+#undef TL_BINARY_OPERATOR
 Tensor operator!(const Tensor& a) { return logical_not(a); }
-Tensor operator~(const Tensor& a) {
-  check_bool_operands("tl::bitwise_not", a);
-  return logical_not(a);
-}
+Tensor operator~(const Tensor& a) { return bitwise_not(a); }
 
 // ---- in place ----
 

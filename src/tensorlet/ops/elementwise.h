@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "tensorlet/core/tensor.h"
 
@@ -28,11 +29,23 @@ TL_DECLARE_BINARY(eq)
 TL_DECLARE_BINARY(ne)
 TL_DECLARE_BINARY(logical_and)
 TL_DECLARE_BINARY(logical_or)
+TL_DECLARE_BINARY(logical_xor)
+// Integer division by zero raises ZeroDivisionError on every device (a CUDA divisor is scanned).
+TL_DECLARE_BINARY(fmod)          // remainder of truncated division: the dividend's sign
+TL_DECLARE_BINARY(remainder)     // Python's %: the divisor's sign
+TL_DECLARE_BINARY(floor_divide)  // Python's //
+TL_DECLARE_BINARY(atan2)
+// Integers and bool (where they are the logical ops); operators & | ^ << >>.
+TL_DECLARE_BINARY(bitwise_and)
+TL_DECLARE_BINARY(bitwise_or)
+TL_DECLARE_BINARY(bitwise_xor)
+TL_DECLARE_BINARY(bitwise_left_shift)   // a shift by < 0 or >= the width gives 0, as torch
+TL_DECLARE_BINARY(bitwise_right_shift)  // ... or the sign fill for signed types
 #undef TL_DECLARE_BINARY
 
 Tensor neg(const Tensor& a);
 Tensor abs(const Tensor& a);
-Tensor exp(const Tensor& a);  // float ops: integer inputs give float32
+Tensor exp(const Tensor& a);  // float ops: integer and bool inputs give float32
 Tensor log(const Tensor& a);
 Tensor sqrt(const Tensor& a);
 Tensor sin(const Tensor& a);
@@ -45,6 +58,36 @@ Tensor floor(const Tensor& a);  // integers: the identity (dtype kept), as torch
 Tensor ceil(const Tensor& a);   // likewise
 Tensor trunc(const Tensor& a);  // toward zero
 Tensor round(const Tensor& a);  // to the nearest integer, halves to even (2.5 -> 2), as torch.round
+Tensor sign(const Tensor& a);   // -1, 0, 1; NaN gives 0, as torch.sign
+Tensor square(const Tensor& a);  // x * x (integers wrap); bool refused
+Tensor reciprocal(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor log1p(const Tensor& a);
+Tensor expm1(const Tensor& a);
+Tensor log2(const Tensor& a);
+Tensor log10(const Tensor& a);
+Tensor exp2(const Tensor& a);
+Tensor erf(const Tensor& a);
+Tensor erfc(const Tensor& a);
+Tensor tan(const Tensor& a);
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
+Tensor asin(const Tensor& a);
+Tensor acos(const Tensor& a);
+Tensor atan(const Tensor& a);
+Tensor bitwise_not(const Tensor& a);  // integers and bool (logical not), as torch
+
+// bool results; integers and bools are never NaN or infinite.
+Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
+
+// Activations (torch.nn.functional), floating tensors only.
+Tensor silu(const Tensor& a);  // x * sigmoid(x)
+// approximate: "none" (x * Phi(x), through erf) or "tanh".
+Tensor gelu(const Tensor& a, std::string_view approximate = "none");
+// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+Tensor softplus(const Tensor& a, double beta = 1, double threshold = 20);
 
 // where(cond, a, b): cond is bool; a and b promote; all three broadcast.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -91,10 +134,24 @@ Tensor operator==(const Tensor& a, Scalar b);
 Tensor operator==(Scalar a, const Tensor& b);  // 0.5 == x
 Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, Scalar b);
-Tensor operator!=(Scalar a, const Tensor& b);        // 0.5 != x
-Tensor operator&(const Tensor& a, const Tensor& b);  // logical and of bool tensors
-Tensor operator|(const Tensor& a, const Tensor& b);  // logical or
-Tensor operator!(const Tensor& a);                   // logical not
-Tensor operator~(const Tensor& a);                   // logical not (bool tensors)
+Tensor operator!=(Scalar a, const Tensor& b);  // 0.5 != x
+// Bitwise on integers, logical on bool (masks), as torch.
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, Scalar b);
+Tensor operator&(Scalar a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, Scalar b);
+Tensor operator|(Scalar a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, Scalar b);
+Tensor operator^(Scalar a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, Scalar b);
+Tensor operator<<(Scalar a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, Scalar b);
+Tensor operator>>(Scalar a, const Tensor& b);
+Tensor operator!(const Tensor& a);  // logical not
+Tensor operator~(const Tensor& a);  // bitwise not (logical not of bool)
 
 }  // namespace tensorlet

@@ -43,12 +43,6 @@ Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return tensorlet::argmin(*this, dim, keepdim);
 }
-Tensor Tensor::abs() const { return tensorlet::abs(*this); }
-Tensor Tensor::exp() const { return tensorlet::exp(*this); }
-Tensor Tensor::log() const { return tensorlet::log(*this); }
-Tensor Tensor::sqrt() const { return tensorlet::sqrt(*this); }
-Tensor Tensor::sin() const { return tensorlet::sin(*this); }
-Tensor Tensor::cos() const { return tensorlet::cos(*this); }
 Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::nonzero() const { return tensorlet::nonzero(*this); }

@@ -120,27 +120,181 @@ struct LogicalOrFn {
   }
 };
 
+// Integer division and modulo, floored (Python's // and %) or truncated (C's %, torch.fmod).
+// x / -1 is a negation (INT_MIN wraps, as torch) and x % -1 is 0, which the hardware division
+// would trap on; a zero divisor never reaches a kernel (the front-end raises ZeroDivisionError),
+// and gives 0 here rather than a trap if it ever did.
+template <typename C>
+TL_HOST_DEVICE inline C int_trunc_mod(C a, C b) {
+  if (b == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>)
+    if (b == C(-1)) return C(0);
+  return static_cast<C>(a % b);
+}
+template <typename C>
+TL_HOST_DEVICE inline C int_floor_mod(C a, C b) {
+  const C r = int_trunc_mod(a, b);
+  if constexpr (std::is_signed_v<C>)
+    if (r != C(0) && ((r < C(0)) != (b < C(0)))) return static_cast<C>(r + b);
+  return r;
+}
+template <typename C>
+TL_HOST_DEVICE inline C int_floor_div(C a, C b) {
+  if (b == C(0)) return C(0);
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return static_cast<C>(Wide<C>(0) - static_cast<Wide<C>>(a));
+    const C q = static_cast<C>(a / b);
+    return (a % b != C(0) && ((a < C(0)) != (b < C(0)))) ? static_cast<C>(q - 1) : q;
+  } else {
+    return static_cast<C>(a / b);
+  }
+}
+
+template <typename C>
+TL_HOST_DEVICE inline C libm_fmod(C a, C b) {
+  if constexpr (std::is_same_v<C, float>)
+    return ::fmodf(a, b);
+  else
+    return ::fmod(a, b);
+}
+
+// torch.fmod: the remainder of truncated division, with the dividend's sign.
+struct FmodFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_integer_v<C>)
+      return int_trunc_mod(a, b);
+    else
+      return libm_fmod(a, b);
+  }
+};
+// torch.remainder (Python's %): the remainder of floored division, with the divisor's sign.
+struct RemainderFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_integer_v<C>) {
+      return int_floor_mod(a, b);
+    } else {
+      C m = libm_fmod(a, b);
+      if (m != C(0) && ((b < C(0)) != (m < C(0)))) m += b;
+      return m;
+    }
+  }
+};
+// torch.floor_divide (Python's //). Floats as Python's float floordiv: from fmod, so that the
+// quotient is exact where a / b would round across an integer; b == 0 gives IEEE a / b.
+struct FloorDivideFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (is_integer_v<C>) {
+      return int_floor_div(a, b);
+    } else {
+      if (b == C(0)) return a / b;
+      const C m = libm_fmod(a, b);
+      C q = (a - m) / b;
+      if (m != C(0) && ((b < C(0)) != (m < C(0)))) q -= C(1);
+      if (q == C(0)) return copysign_of(C(0), a / b);  // the sign of zero: a / b's
+      C f = floor_of(q);
+      if (q - f > C(0.5)) f += C(1);
+      return f;
+    }
+  }
+
+ private:
+  template <typename C>
+  TL_HOST_DEVICE static C floor_of(C a) {
+    if constexpr (std::is_same_v<C, float>)
+      return ::floorf(a);
+    else
+      return ::floor(a);
+  }
+  template <typename C>
+  TL_HOST_DEVICE static C copysign_of(C a, C b) {
+    if constexpr (std::is_same_v<C, float>)
+      return ::copysignf(a, b);
+    else
+      return ::copysign(a, b);
+  }
+};
+struct Atan2Fn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, float>)
+      return ::atan2f(a, b);
+    else
+      return ::atan2(a, b);
+  }
+};
+struct LogicalXorFn {
+  template <typename C>
+  TL_HOST_DEVICE bool operator()(C a, C b) const {
+    return (a != C(0)) != (b != C(0));
+  }
+};
+
+// Bitwise ops on integers; on bool they are the logical ones (torch.bitwise_and of masks).
+#define TL_BITWISE_FN(Name, op)                                                  \
+  struct Name {                                                                  \
+    template <typename C>                                                        \
+    TL_HOST_DEVICE C operator()(C a, C b) const {                                \
+      return static_cast<C>(static_cast<Wide<C>>(a) op static_cast<Wide<C>>(b)); \
+    }                                                                            \
+  };
+TL_BITWISE_FN(BitwiseAndFn, &)
+TL_BITWISE_FN(BitwiseOrFn, |)
+TL_BITWISE_FN(BitwiseXorFn, ^)
+#undef TL_BITWISE_FN
+// Shifts as torch: a shift by a negative amount or by the width or more gives 0 to the left, and
+// to the right the sign fill (-1 or 0) for signed types, 0 for unsigned ones.
+struct LeftShiftFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    constexpr int kBits = sizeof(C) * 8;
+    if (static_cast<std::make_signed_t<C>>(b) < 0 || static_cast<int64_t>(b) >= kBits) return C(0);
+    return static_cast<C>(static_cast<Wide<C>>(a) << static_cast<int>(b));
+  }
+};
+struct RightShiftFn {
+  template <typename C>
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    constexpr int kMax = sizeof(C) * 8 - (std::is_signed_v<C> ? 1 : 0);
+    if (static_cast<std::make_signed_t<C>>(b) < 0 || static_cast<int64_t>(b) >= kMax)
+      return std::is_signed_v<C> ? static_cast<C>(a < C(0) ? -1 : 0) : C(0);
+    return static_cast<C>(a >> static_cast<int>(b));
+  }
+};
+
 }  // namespace math
 
 // The list. X(enumerator, C++ function name (public name "tl::<name>"), OutputRule, supported
 // dtypes of the promoted inputs, math functor in tensorlet::math). Supported dtypes follow torch
 // on CPU and CUDA (sub and pow refuse bool).
-#define TL_BINARY_OPS(X)                                     \
-  X(Add, add, Same, kAllDTypes, AddFn)                       \
-  X(Sub, sub, Same, kNumericDTypes, SubFn)                   \
-  X(Mul, mul, Same, kAllDTypes, MulFn)                       \
-  X(Div, div, Floating, kAllDTypes, DivFn)                   \
-  X(Pow, pow, Same, kNumericDTypes, PowFn)                   \
-  X(Maximum, maximum, Same, kAllDTypes, MaximumFn)           \
-  X(Minimum, minimum, Same, kAllDTypes, MinimumFn)           \
-  X(Gt, gt, Bool, kAllDTypes, GtFn)                          \
-  X(Lt, lt, Bool, kAllDTypes, LtFn)                          \
-  X(Ge, ge, Bool, kAllDTypes, GeFn)                          \
-  X(Le, le, Bool, kAllDTypes, LeFn)                          \
-  X(Eq, eq, Bool, kAllDTypes, EqFn)                          \
-  X(Ne, ne, Bool, kAllDTypes, NeFn)                          \
-  X(LogicalAnd, logical_and, Bool, kAllDTypes, LogicalAndFn) \
-  X(LogicalOr, logical_or, Bool, kAllDTypes, LogicalOrFn)
+#define TL_BINARY_OPS(X)                                                            \
+  X(Add, add, Same, kAllDTypes, AddFn)                                              \
+  X(Sub, sub, Same, kNumericDTypes, SubFn)                                          \
+  X(Mul, mul, Same, kAllDTypes, MulFn)                                              \
+  X(Div, div, Floating, kAllDTypes, DivFn)                                          \
+  X(Pow, pow, Same, kNumericDTypes, PowFn)                                          \
+  X(Maximum, maximum, Same, kAllDTypes, MaximumFn)                                  \
+  X(Minimum, minimum, Same, kAllDTypes, MinimumFn)                                  \
+  X(Gt, gt, Bool, kAllDTypes, GtFn)                                                 \
+  X(Lt, lt, Bool, kAllDTypes, LtFn)                                                 \
+  X(Ge, ge, Bool, kAllDTypes, GeFn)                                                 \
+  X(Le, le, Bool, kAllDTypes, LeFn)                                                 \
+  X(Eq, eq, Bool, kAllDTypes, EqFn)                                                 \
+  X(Ne, ne, Bool, kAllDTypes, NeFn)                                                 \
+  X(LogicalAnd, logical_and, Bool, kAllDTypes, LogicalAndFn)                        \
+  X(LogicalOr, logical_or, Bool, kAllDTypes, LogicalOrFn)                           \
+  X(LogicalXor, logical_xor, Bool, kAllDTypes, LogicalXorFn)                        \
+  X(Fmod, fmod, Same, kNumericDTypes, FmodFn)                                       \
+  X(Remainder, remainder, Same, kNumericDTypes, RemainderFn)                        \
+  X(FloorDivide, floor_divide, Same, kNumericDTypes, FloorDivideFn)                 \
+  X(Atan2, atan2, Floating, kAllDTypes, Atan2Fn)                                    \
+  X(BitwiseAnd, bitwise_and, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseAndFn) \
+  X(BitwiseOr, bitwise_or, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseOrFn)    \
+  X(BitwiseXor, bitwise_xor, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseXorFn) \
+  X(LeftShift, bitwise_left_shift, Same, kIntegralDTypes, LeftShiftFn)              \
+  X(RightShift, bitwise_right_shift, Same, kIntegralDTypes, RightShiftFn)
 
 enum class BinaryOp : uint8_t {
 #define TL_BINARY_ENUM(e, name, rule, dtypes, Fn) e,
