@@ -91,7 +91,7 @@ TEST_CASE("bad input: elementwise ops") {
       TL_BAD(tl::ShapeError, "[tl::atan2] ", "[3]", tl::atan2(f({2}), f({3}))),
       TL_BAD(tl::Error, "[tl::logical_xor] ", "undefined", tl::logical_xor(undef(), f({2}))),
       // The new unary ops (issue 14).
-      TL_BAD(tl::DTypeError, "[tl::square] ", "bool", tl::square(b8({2}))),
+      TL_BAD(tl::DTypeError, "[tl::square_] ", "bool", b8({2}).square_()),
       TL_BAD(tl::DTypeError, "[tl::reciprocal_] ", "int64", i64({2}).reciprocal_()),
       TL_BAD(tl::Error, "[tl::isnan] ", "undefined", tl::isnan(undef())),
       TL_BAD(tl::DTypeError, "[tl::silu] ", "int64", tl::silu(i64({2}))),

@@ -131,6 +131,8 @@ TEST_CASE("elementwise semantics: sign, tests of values and rounding specials, a
     check_values(tl::sign(ints({-5, 0, 7}, tl::kInt64, dev)), {-1, 0, 1});
     check_values(tl::sign(floats({1, 0}, tl::kBool, dev)), {1, 0});
     check_values(tl::square(ints({-3, 100}, tl::kInt8, dev)), {9, 16});  // 10000 wraps in int8
+    CHECK(tl::square(floats({1, 0}, tl::kBool, dev)).dtype() == tl::kInt64);
+    check_values(tl::square(floats({1, 0}, tl::kBool, dev)), {1, 0});
     check_values(tl::reciprocal(ints({2, 0, -4}, tl::kInt32, dev)), {0.5, INFINITY, -0.25});
     check_values(tl::rsqrt(floats({4, 0, -1}, tl::kFloat32, dev)), {0.5, INFINITY, NAN});
   }

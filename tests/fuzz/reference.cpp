@@ -432,7 +432,7 @@ void run_unary(Ctx& x) {
   DType d = a.dtype;
   if (op == Op::Neg && d == tl::kBool) throw Raise{"negation of bool"};
   if (op == Op::Relu && d == tl::kBool) throw Raise{"relu of bool"};
-  if (op == Op::Square && d == tl::kBool) throw Raise{"square of bool"};
+  if (op == Op::Square && d == tl::kBool) d = tl::kInt64;  // bool ** 2, as torch
   const bool rounding = op == Op::Floor || op == Op::Ceil || op == Op::Trunc || op == Op::Round;
   if (rounding && d == tl::kBool) throw Raise{"rounding of bool"};
   if (op == Op::Abs && d == tl::kBool) {

@@ -396,6 +396,20 @@ TL_UNARY_MATH_OPS(TL_DEFINE_UNARY_MATH)
 TL_UNARY_TEST_OPS(TL_DEFINE_UNARY_TEST)
 #undef TL_DEFINE_UNARY_TEST
 
+// square of bool is int64, as torch (bool ** 2 promotes to the exponent's int64): the list's row
+// takes bool only so that the generated tables (parity, bad inputs) see it accepted.
+Tensor square(const Tensor& a) {
+  if (a.defined() && a.dtype() == kBool) return unary_op(UnaryOp::Square, a.to(kInt64));
+  return unary_op(UnaryOp::Square, a);
+}
+Tensor Tensor::square() const { return tensorlet::square(*this); }
+Tensor& Tensor::square_() {
+  if (defined() && dtype() == kBool)
+    fail<DTypeError>("tl::square_", "result type int64 can't be cast to the desired output type ",
+                     "bool");
+  return inplace_unary(UnaryOp::Square, "tl::square_", *this);
+}
+
 // ---- activations ----
 
 Tensor silu(const Tensor& a) { return unary_op(UnaryOp::Silu, a); }

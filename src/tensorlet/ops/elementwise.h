@@ -59,7 +59,7 @@ Tensor ceil(const Tensor& a);   // likewise
 Tensor trunc(const Tensor& a);  // toward zero
 Tensor round(const Tensor& a);  // to the nearest integer, halves to even (2.5 -> 2), as torch.round
 Tensor sign(const Tensor& a);   // -1, 0, 1; NaN gives 0, as torch.sign
-Tensor square(const Tensor& a);  // x * x (integers wrap); bool refused
+Tensor square(const Tensor& a);  // x * x (integers wrap); bool gives int64, as torch
 Tensor reciprocal(const Tensor& a);
 Tensor rsqrt(const Tensor& a);
 Tensor log1p(const Tensor& a);

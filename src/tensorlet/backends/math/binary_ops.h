@@ -269,31 +269,31 @@ struct RightShiftFn {
 // The list. X(enumerator, C++ function name (public name "tl::<name>"), OutputRule, supported
 // dtypes of the promoted inputs, math functor in tensorlet::math). Supported dtypes follow torch
 // on CPU and CUDA (sub and pow refuse bool).
-#define TL_BINARY_OPS(X)                                                            \
-  X(Add, add, Same, kAllDTypes, AddFn)                                              \
-  X(Sub, sub, Same, kNumericDTypes, SubFn)                                          \
-  X(Mul, mul, Same, kAllDTypes, MulFn)                                              \
-  X(Div, div, Floating, kAllDTypes, DivFn)                                          \
-  X(Pow, pow, Same, kNumericDTypes, PowFn)                                          \
-  X(Maximum, maximum, Same, kAllDTypes, MaximumFn)                                  \
-  X(Minimum, minimum, Same, kAllDTypes, MinimumFn)                                  \
-  X(Gt, gt, Bool, kAllDTypes, GtFn)                                                 \
-  X(Lt, lt, Bool, kAllDTypes, LtFn)                                                 \
-  X(Ge, ge, Bool, kAllDTypes, GeFn)                                                 \
-  X(Le, le, Bool, kAllDTypes, LeFn)                                                 \
-  X(Eq, eq, Bool, kAllDTypes, EqFn)                                                 \
-  X(Ne, ne, Bool, kAllDTypes, NeFn)                                                 \
-  X(LogicalAnd, logical_and, Bool, kAllDTypes, LogicalAndFn)                        \
-  X(LogicalOr, logical_or, Bool, kAllDTypes, LogicalOrFn)                           \
-  X(LogicalXor, logical_xor, Bool, kAllDTypes, LogicalXorFn)                        \
-  X(Fmod, fmod, Same, kNumericDTypes, FmodFn)                                       \
-  X(Remainder, remainder, Same, kNumericDTypes, RemainderFn)                        \
-  X(FloorDivide, floor_divide, Same, kNumericDTypes, FloorDivideFn)                 \
-  X(Atan2, atan2, Floating, kAllDTypes, Atan2Fn)                                    \
-  X(BitwiseAnd, bitwise_and, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseAndFn) \
-  X(BitwiseOr, bitwise_or, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseOrFn)    \
-  X(BitwiseXor, bitwise_xor, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseXorFn) \
-  X(LeftShift, bitwise_left_shift, Same, kIntegralDTypes, LeftShiftFn)              \
+#define TL_BINARY_OPS(X)                                               \
+  X(Add, add, Same, kAllDTypes, AddFn)                                 \
+  X(Sub, sub, Same, kNumericDTypes, SubFn)                             \
+  X(Mul, mul, Same, kAllDTypes, MulFn)                                 \
+  X(Div, div, Floating, kAllDTypes, DivFn)                             \
+  X(Pow, pow, Same, kNumericDTypes, PowFn)                             \
+  X(Maximum, maximum, Same, kAllDTypes, MaximumFn)                     \
+  X(Minimum, minimum, Same, kAllDTypes, MinimumFn)                     \
+  X(Gt, gt, Bool, kAllDTypes, GtFn)                                    \
+  X(Lt, lt, Bool, kAllDTypes, LtFn)                                    \
+  X(Ge, ge, Bool, kAllDTypes, GeFn)                                    \
+  X(Le, le, Bool, kAllDTypes, LeFn)                                    \
+  X(Eq, eq, Bool, kAllDTypes, EqFn)                                    \
+  X(Ne, ne, Bool, kAllDTypes, NeFn)                                    \
+  X(LogicalAnd, logical_and, Bool, kAllDTypes, LogicalAndFn)           \
+  X(LogicalOr, logical_or, Bool, kAllDTypes, LogicalOrFn)              \
+  X(LogicalXor, logical_xor, Bool, kAllDTypes, LogicalXorFn)           \
+  X(Fmod, fmod, Same, kNumericDTypes, FmodFn)                          \
+  X(Remainder, remainder, Same, kNumericDTypes, RemainderFn)           \
+  X(FloorDivide, floor_divide, Same, kNumericDTypes, FloorDivideFn)    \
+  X(Atan2, atan2, Floating, kAllDTypes, Atan2Fn)                       \
+  X(BitwiseAnd, bitwise_and, Same, kBitwiseDTypes, BitwiseAndFn)       \
+  X(BitwiseOr, bitwise_or, Same, kBitwiseDTypes, BitwiseOrFn)          \
+  X(BitwiseXor, bitwise_xor, Same, kBitwiseDTypes, BitwiseXorFn)       \
+  X(LeftShift, bitwise_left_shift, Same, kIntegralDTypes, LeftShiftFn) \
   X(RightShift, bitwise_right_shift, Same, kIntegralDTypes, RightShiftFn)
 
 enum class BinaryOp : uint8_t {

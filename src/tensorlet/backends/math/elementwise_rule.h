@@ -25,6 +25,11 @@ constexpr DType output_dtype_for(OutputRule rule, DType compute) {
   return rule == OutputRule::Bool ? kBool : compute;
 }
 
+// The integer dtypes and bool: the bitwise ops' (on bool they are the logical ones). A named
+// constant, not an expression in the op lists: nvcc refuses host constexpr calls in the device
+// code's template arguments that the lists expand to.
+inline constexpr DTypeSet kBitwiseDTypes = kIntegralDTypes | DTypeSet{kBool};
+
 // The dtypes an op's kernels are instantiated for: the compute dtypes of its supported inputs
 // (a Floating op never runs an integer kernel: float32 stands in for every non-float input).
 constexpr DTypeSet kernel_dtypes(OutputRule rule, DTypeSet supported) {

@@ -151,7 +151,9 @@ struct ReciprocalFn {
 struct SquareFn {
   template <typename C>
   TL_HOST_DEVICE C operator()(C a) const {
-    if constexpr (is_integer_v<C>)
+    if constexpr (std::is_same_v<C, bool>)
+      return a;  // not reached: the front-end squares a mask in int64
+    else if constexpr (is_integer_v<C>)
       return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(a));
     else
       return a * a;
@@ -281,7 +283,6 @@ struct LogicalNotFn {
   X(Trunc, trunc, Same, kNumericDTypes, TruncFn)                \
   X(Round, round, Same, kNumericDTypes, RoundFn)                \
   X(Sign, sign, Same, kAllDTypes, SignFn)                       \
-  X(Square, square, Same, kNumericDTypes, SquareFn)             \
   X(Reciprocal, reciprocal, Floating, kAllDTypes, ReciprocalFn) \
   X(Rsqrt, rsqrt, Floating, kAllDTypes, RsqrtFn)                \
   X(Log1p, log1p, Floating, kAllDTypes, Log1pFn)                \
@@ -297,7 +298,7 @@ struct LogicalNotFn {
   X(Asin, asin, Floating, kAllDTypes, AsinFn)                   \
   X(Acos, acos, Floating, kAllDTypes, AcosFn)                   \
   X(Atan, atan, Floating, kAllDTypes, AtanFn)                   \
-  X(BitwiseNot, bitwise_not, Same, kIntegralDTypes | DTypeSet{kBool}, BitwiseNotFn)
+  X(BitwiseNot, bitwise_not, Same, kBitwiseDTypes, BitwiseNotFn)
 
 // Tests of a value: the free function and the method are generated; no in-place form (a bool
 // result), as torch.
@@ -306,15 +307,17 @@ struct LogicalNotFn {
   X(Isinf, isinf, Bool, kAllDTypes, IsinfFn) \
   X(Isfinite, isfinite, Bool, kAllDTypes, IsfiniteFn)
 
-// Activations: their front-ends take parameters (gelu's approximate, softplus's beta), so
-// ops/elementwise.cpp writes them by hand; GeluTanh is gelu(x, "tanh").
-#define TL_UNARY_ACTIVATION_OPS(X)                             \
+// Front-ends written by hand in ops/elementwise.cpp: the activations take parameters (gelu's
+// approximate, softplus's beta; GeluTanh is gelu(x, "tanh")), and square of bool is int64 (as
+// torch, where it is bool ** 2).
+#define TL_UNARY_CUSTOM_OPS(X)                                 \
+  X(Square, square, Same, kAllDTypes, SquareFn)                \
   X(Silu, silu, Floating, kFloatingDTypes, SiluFn)             \
   X(Softplus, softplus, Floating, kFloatingDTypes, SoftplusFn) \
   X(Gelu, gelu, Floating, kFloatingDTypes, GeluFn)             \
   X(GeluTanh, gelu, Floating, kFloatingDTypes, GeluTanhFn)
 
-#define TL_UNARY_OPS(X) TL_UNARY_MATH_OPS(X) TL_UNARY_TEST_OPS(X) TL_UNARY_ACTIVATION_OPS(X)
+#define TL_UNARY_OPS(X) TL_UNARY_MATH_OPS(X) TL_UNARY_TEST_OPS(X) TL_UNARY_CUSTOM_OPS(X)
 
 enum class UnaryOp : uint8_t {
 #define TL_UNARY_ENUM(e, name, rule, dtypes, Fn) e,
