@@ -68,7 +68,8 @@ def binary(op, a, b, a_t, b_t):
         if a_t and b_t:
             return getattr(torch, op)(a, b)
         t, s = (a, b) if a_t else (b, a)  # the number as torch wraps it: in the result dtype
-        return getattr(torch, op)(t, torch.tensor(s, dtype=torch.result_type(t, s)))
+        s = torch.tensor(s, dtype=torch.result_type(t, s))
+        return getattr(torch, op)(t, s) if a_t else getattr(torch, op)(s, t)
     # logical ops test each operand for non-zero: a number becomes a 0-d tensor of its own
     a = a if a_t else torch.tensor(a)
     b = b if b_t else torch.tensor(b)
