@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(1024)
     }
     s = block_reduce(s, SumOp{}, C(0), shared);
     if (p.cluster > 1) s = cluster_reduce(s, SumOp{}, &cluster_slot[1]);
-    const C scale = p.log ? log_of(s) : s;
+    const C scale = p.log ? log_of(s) : C(1) / s;  // a multiply per element, not a divide
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const int64_t i = begin + (static_cast<int64_t>(k) * blockDim.x + threadIdx.x) * kVec;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
           const C t = static_cast<C>(vals[k].v[e]) - m;
-          o.v[e] = static_cast<T>(p.log ? t - scale : exp_of(t) / scale);
+          o.v[e] = static_cast<T>(p.log ? t - scale : exp_of(t) * scale);
         }
         *reinterpret_cast<V*>(y + i) = o;
       }
@@ -220,10 +220,10 @@ __global__ void __launch_bounds__(kLoopedThreads)
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) acc.add(static_cast<C>(x[i]));
     const C m = block_reduce(acc.m, MaxOp{}, -kInf, shared);
     const C s = block_reduce(acc.sum_at(m), SumOp{}, C(0), shared);
-    const C scale = log ? log_of(s) : s;
+    const C scale = log ? log_of(s) : C(1) / s;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
       const C t = static_cast<C>(x[i]) - m;
-      y[i] = static_cast<T>(log ? t - scale : exp_of(t) / scale);
+      y[i] = static_cast<T>(log ? t - scale : exp_of(t) * scale);
     }
   }
 }
@@ -242,10 +242,10 @@ __global__ void __launch_bounds__(kColumnThreads)
     Online<C> acc{-kInf, C(0)};
     for (int64_t i = 0; i < g.n; ++i) acc.add(static_cast<C>(x[i * g.inner]));
     const C m = acc.m, s = acc.sum_at(acc.m);
-    const C scale = log ? log_of(s) : s;
+    const C scale = log ? log_of(s) : C(1) / s;
     for (int64_t i = 0; i < g.n; ++i) {
       const C t = static_cast<C>(x[i * g.inner]) - m;
-      y[i * g.inner] = static_cast<T>(log ? t - scale : exp_of(t) / scale);
+      y[i * g.inner] = static_cast<T>(log ? t - scale : exp_of(t) * scale);
     }
   }
 }
