@@ -1,5 +1,5 @@
 // CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
-// 12), each against a raw floor measured in the same run.
+// 12), O1's softmax (issue 14), each against a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -463,6 +463,34 @@ void bench_half_bandwidth(bool h2, bool h3) {
   }
 }
 
+// ---- O1: softmax along the last dim vs the device-to-device copy rate ------------------------
+
+void bench_softmax() {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  // Many rows (one block each) and few long rows (split over clusters of blocks).
+  for (const tl::Shape& shape : {tl::Shape{4096, 4096}, tl::Shape{64, 128256}}) {
+    tl::Tensor x = rand_of(shape, tl::kFloat32);
+    tl::Tensor dst = tl::empty_like(x);
+    const double bytes = 4.0 * x.numel();
+    auto t = interleaved_medians(7, 2,
+                                 {iters([&] {
+                                    CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                       cudaMemcpyDeviceToDevice, g_stream));
+                                  }),
+                                  iters([&] { g_sink = g_sink + tl::softmax(x, -1).numel(); })});
+    const double copy = 2 * bytes * kIters / t[0] / 1e9;
+    const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
+    row("O1", "softmax(-1) of " + shape.str() + " float32", fmt("%.0f GB/s", gbs),
+        fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
+    std::printf("    softmax of %s: %.1f us per call\n", shape.str().c_str(), t[1] / kIters * 1e6);
+  }
+}
+
 bool wanted(int argc, char** argv, const char* id) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -524,6 +552,7 @@ int main(int argc, char** argv) {
   const bool h2 = wanted(argc, argv, "H2"), h3 = wanted(argc, argv, "H3");
   if (h2 || h3) section("H2", [&] { bench_half_bandwidth(h2, h3); });
   if (wanted(argc, argv, "TF32")) section("TF32", [] { bench_tf32_gemm(); });
+  if (wanted(argc, argv, "O1")) section("O1", [] { bench_softmax(); });
   section("end", [] { tl::cuda::synchronize(); });
 
   std::printf(
@@ -532,6 +561,8 @@ int main(int argc, char** argv) {
       "       (the target is absolute); G6 = time / its minimum bytes at copy bandwidth\n"
       "       (the target is absolute); H1 = our TFLOP/s / cublasGemmEx (float accumulation);\n"
       "       H2, H3 = our GB/s / D2D copy GB/s; TF32 = our TFLOP/s / cublasSgemm in TF32 mode,\n"
-      "       with tl::set_float32_matmul_precision(\"high\") for that row only\n");
+      "       with tl::set_float32_matmul_precision(\"high\") for that row only; O1 = softmax "
+      "GB/s\n"
+      "       (read + write) / D2D copy GB/s\n");
   return failed == 0 ? 0 : 1;
 }

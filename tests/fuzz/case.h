@@ -89,6 +89,12 @@ enum class Op {
   Argmin,
   Any,
   All,
+  // numerics along a dim / over dims
+  Softmax,
+  LogSoftmax,
+  Logsumexp,
+  Var,
+  Std,
   Matmul,
   Cat,
   Stack,
@@ -113,6 +119,7 @@ const char* op_name(Op op);
 inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalXor; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
+inline bool is_numerics(Op op) { return op >= Op::Softmax && op <= Op::Std; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -155,7 +162,8 @@ struct Case {
   Form form = Form::TT;
   bool has_lo = true, has_hi = true;  // clamp bounds
   Dims dims;                          // reduction dims; reshape/view target shape
-  std::optional<int64_t> dim;         // argmax/argmin/cat/stack/index_select/gather dim
+  std::optional<int64_t> dim;         // argmax/argmin/softmax/cat/stack/index_select/gather dim
+  double correction = 1;              // var/std
   bool keepdim = false;
   DType target = tl::kFloat32;  // to(dtype)
 };

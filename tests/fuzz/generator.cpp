@@ -400,6 +400,21 @@ Case generate_case(uint64_t seed, const Known& known) {
     } else {
       c.dims = random_dims(r, static_cast<int64_t>(s.size()));
     }
+  } else if (is_numerics(op)) {
+    // Mostly floating inputs (integers: refused, or float32 for logsumexp).
+    const DType d = r.chance(0.85) ? random_float_dtype(r) : random_dtype(r);
+    const Dims s = shape();
+    c.inputs.push_back(make_input(r, d, s, known));
+    const int64_t nd = static_cast<int64_t>(s.size());
+    if (op == Op::Softmax || op == Op::LogSoftmax) {
+      const int64_t span = std::max<int64_t>(nd, 1);
+      c.dim = r.uniform(-span, span - 1);
+      if (r.chance(0.03)) c.dim = span;
+    } else {
+      c.dims = random_dims(r, nd);
+      c.keepdim = r.chance(0.5);
+      if (op != Op::Logsumexp) c.correction = static_cast<double>(r.uniform(0, 2));
+    }
   } else if (op == Op::Matmul) {
     DType d = random_nonbool_dtype(r);
     DType db = r.chance(0.93) ? d : random_dtype(r);

@@ -10,6 +10,7 @@ namespace {
 
 using tl::DTypeKind;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 DTypeKind kind_of(DType d) { return tl::dtype_kind(d); }
 int width(DType d) { return static_cast<int>(tl::element_size(d)); }
@@ -663,6 +664,20 @@ int64_t out_index(const Dims& idx, const Dims& s, const std::vector<bool>& mask)
   return o;
 }
 
+// The reduced-dim mask of a dim list (empty: every dim), with torch's range and repeat rules.
+std::vector<bool> dims_mask(const Dims& dims, int64_t nd) {
+  std::vector<bool> mask(nd, dims.empty());
+  std::vector<bool> named(std::max<int64_t>(nd, 1), false);
+  for (int64_t dim : dims) {
+    auto w = wrap(dim, nd);
+    if (!w) throw Raise{"dim out of range"};
+    if (named[*w]) throw Raise{"dim repeated"};
+    named[*w] = true;
+    if (nd > 0) mask[*w] = true;
+  }
+  return mask;
+}
+
 void run_reduction(Ctx& x) {
   const Op op = x.c.op;
   const HostArray& a = x.in[0];
@@ -717,15 +732,7 @@ void run_reduction(Ctx& x) {
     });
     return;
   }
-  std::vector<bool> mask(nd, x.c.dims.empty());
-  std::vector<bool> named(std::max<int64_t>(nd, 1), false);
-  for (int64_t dim : x.c.dims) {
-    auto w = wrap(dim, nd);
-    if (!w) throw Raise{"dim out of range"};
-    if (named[*w]) throw Raise{"dim repeated"};
-    named[*w] = true;
-    if (nd > 0) mask[*w] = true;
-  }
+  const std::vector<bool> mask = dims_mask(x.c.dims, nd);
   DType od = a.dtype;
   if (op == Op::Sum || op == Op::Prod) od = is_float(a.dtype) ? a.dtype : tl::kInt64;
   if (op == Op::Mean && !is_float(a.dtype)) throw Raise{"mean of a non-floating dtype"};
@@ -802,6 +809,101 @@ void run_reduction(Ctx& x) {
   }
   if (op == Op::Prod) x.res.rtol = float_tol(od, 1e-5, 1e-13);
   if (is_half(od)) x.res.rtol = std::max(x.res.rtol, half_tol(od));
+}
+
+// softmax / log_softmax along a dim; logsumexp, var, std over dims. Rows are groups of elements
+// sharing an output index (softmax: every dim but its own). The library computes in float for
+// float32 and the half types (rounding once), so tolerances follow float's epsilon there.
+void run_numerics(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  const bool softmax = op == Op::Softmax || op == Op::LogSoftmax;
+  std::vector<bool> mask;
+  if (softmax) {
+    const auto d = wrap(*x.c.dim, nd);
+    if (!d) throw Raise{"dim out of range"};
+    mask.assign(nd, false);
+    if (nd > 0) mask[*d] = true;
+  } else {
+    mask = dims_mask(x.c.dims, nd);
+  }
+  if (!is_float(a.dtype) && op != Op::Logsumexp) throw Raise{"softmax/var/std of a non-float"};
+  const DType od = is_float(a.dtype) ? a.dtype : tl::kFloat32;
+  const double eps = od == tl::kFloat64 ? 1e-15 : 1.2e-7;
+  const Dims oshape = reduced_shape(a.shape, mask, softmax || x.c.keepdim);
+  const int64_t n_out = numel_of(oshape);
+  std::vector<int64_t> row(a.v.size());
+  std::vector<double> m(n_out, -kInf), sum(n_out, 0.0), mean(n_out, 0.0), sq(n_out, 0.0);
+  std::vector<int64_t> count(n_out, 0);
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    const int64_t o = out_index(idx, a.shape, mask);
+    row[flat] = o;
+    const double v = is_float(a.dtype) ? a.v[flat].f : static_cast<double>(a.v[flat].i);
+    m[o] = fmax_nan(m[o], v);
+    mean[o] += v;
+    sq[o] += v * v;  // the scale of the float rounding of a variance
+    count[o]++;
+  });
+  auto value = [&](size_t flat) {
+    return is_float(a.dtype) ? a.v[flat].f : static_cast<double>(a.v[flat].i);
+  };
+  HostArray& out = x.res.out;
+  if (softmax) {
+    for (size_t i = 0; i < a.v.size(); ++i) sum[row[i]] += std::exp(value(i) - m[row[i]]);
+    out = {od, a.shape, std::vector<V>(a.v.size())};
+    x.res.atol.assign(a.v.size(), 0);
+    for (size_t i = 0; i < a.v.size(); ++i) {
+      const int64_t o = row[i];
+      const double t = value(i) - m[o];
+      double y = op == Op::LogSoftmax ? t - std::log(sum[o]) : std::exp(t) / sum[o];
+      // x - max is one rounding of |x| + |max|; exp turns its absolute error into a relative one.
+      const double err = 8 * eps * (1 + std::fabs(value(i)) + std::fabs(m[o]) + std::log(sum[o]));
+      x.res.atol[i] = op == Op::LogSoftmax ? err : err * std::fabs(y) + 1e-30;
+      out.v[i].f = y;
+      out.v[i] = finish(out.v[i], od);
+    }
+    x.res.rtol = float_tol(od, 8 * eps, 8 * eps);
+    return;
+  }
+  out = {od, oshape, std::vector<V>(n_out)};
+  x.res.atol.assign(n_out, 0);
+  if (op == Op::Logsumexp) {
+    // torch shifts by the max, or by 0 where it is infinite (all -inf: -inf; a +inf: +inf).
+    for (double& v : m)
+      if (std::isinf(v)) v = 0;
+    for (size_t i = 0; i < a.v.size(); ++i) sum[row[i]] += std::exp(value(i) - m[row[i]]);
+    for (int64_t o = 0; o < n_out; ++o) {
+      out.v[o].f = std::log(sum[o]) + m[o];
+      x.res.atol[o] = 8 * eps * (1 + std::fabs(out.v[o].f) + std::fabs(m[o]));
+      out.v[o] = finish(out.v[o], od);
+    }
+    x.res.rtol = float_tol(od, 8 * eps, 8 * eps);
+    return;
+  }
+  // var / std: two passes in double; the library's squares are float32 for the float dtypes.
+  for (int64_t o = 0; o < n_out; ++o) mean[o] = count[o] ? mean[o] / count[o] : kNaN;
+  std::vector<double> ss(n_out, 0.0);
+  for (size_t i = 0; i < a.v.size(); ++i) {
+    const double dev = value(i) - mean[row[i]];
+    double d2 = dev * dev;
+    if (od != tl::kFloat64 && d2 > std::numeric_limits<float>::max()) d2 = kInf;
+    ss[row[i]] += d2;
+  }
+  for (int64_t o = 0; o < n_out; ++o) {
+    if (od != tl::kFloat64 && ss[o] > std::numeric_limits<float>::max()) ss[o] = kInf;
+    const double divisor = std::max(0.0, static_cast<double>(count[o]) - x.c.correction);
+    double v = ss[o] / divisor;
+    double err = 16 * eps * sq[o] / std::max(divisor, 1.0);
+    if (op == Op::Std) {
+      v = std::sqrt(v);
+      err = std::sqrt(err);  // |sqrt(a) - sqrt(b)| <= sqrt(|a - b|)
+    }
+    out.v[o].f = v;
+    x.res.atol[o] = err + 1e-30;
+    out.v[o] = finish(out.v[o], od);
+  }
+  x.res.rtol = float_tol(od, 8 * eps, 8 * eps);
 }
 
 void run_matmul(Ctx& x) {
@@ -1275,6 +1377,8 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_clamp(x);
     else if (is_reduction(op))
       run_reduction(x);
+    else if (is_numerics(op))
+      run_numerics(x);
     else if (op == Op::Matmul)
       run_matmul(x);
     else if (op == Op::Cat || op == Op::Stack)

@@ -143,7 +143,12 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
     os << "tl::" << op_name(op) << "(" << t() << ", "
        << (c.dim ? std::to_string(*c.dim) : "std::nullopt") << ", "
        << (c.keepdim ? "true" : "false") << ")";
-  } else if (is_reduction(op)) {
+  } else if (op == Op::Softmax || op == Op::LogSoftmax) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << *c.dim << ")";
+  } else if (op == Op::Var || op == Op::Std) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", " << c.correction
+       << ", " << (c.keepdim ? "true" : "false") << ")";
+  } else if (is_reduction(op) || op == Op::Logsumexp) {
     os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", "
        << (c.keepdim ? "true" : "false") << ")";
   } else if (op == Op::Matmul) {

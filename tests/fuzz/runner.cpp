@@ -267,6 +267,20 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
   }
   if (is_reduction(op)) return run_reduction(op, t(0), c);
   switch (op) {
+    case Op::Softmax:
+      return tl::softmax(t(0), *c.dim);
+    case Op::LogSoftmax:
+      return tl::log_softmax(t(0), *c.dim);
+    case Op::Logsumexp:
+      return tl::logsumexp(t(0), c.dims, c.keepdim);
+    case Op::Var:
+      return tl::var(t(0), c.dims, c.correction, c.keepdim);
+    case Op::Std:
+      return tl::std(t(0), c.dims, c.correction, c.keepdim);
+    default:
+      break;
+  }
+  switch (op) {
     case Op::Matmul:
       return tl::matmul(t(0), t(1));
     case Op::Cat:

@@ -126,6 +126,14 @@ def run(c):
         if op == "max" or op == "min":
             return fn(ins[0], dims, keepdim=c["keepdim"])
         return fn(ins[0], dims if dims else None, keepdim=c["keepdim"])
+    if op in ("softmax", "log_softmax"):
+        return getattr(torch, op)(ins[0], c["dim"])
+    if op == "logsumexp":
+        dims = c["dims"] if c["dims"] else list(range(ins[0].dim()))
+        return torch.logsumexp(ins[0], dims, keepdim=c["keepdim"])
+    if op in ("var", "std"):
+        dims = c["dims"] if c["dims"] else None
+        return getattr(torch, op)(ins[0], dims, correction=c["correction"], keepdim=c["keepdim"])
     if op in ("argmax", "argmin"):
         return getattr(torch, op)(ins[0], c["dim"], keepdim=c["keepdim"])
     if op == "matmul":

@@ -74,6 +74,12 @@ class Backend {
   // (int -> int64); All/Any give bool. Empty reductions are validated by the front-end.
   virtual void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
                       const Tensor& out) = 0;
+  // Softmax along `dim` (log: log-softmax) of a floating tensor: in and out contiguous, same
+  // shape and dtype, non-empty (a 0-dim tensor comes with dim 0). Kernels see the tensor as
+  // softmax_rows (backends/softmax_rows.h): the front-end does not move the dim last, so a
+  // softmax over dim 0 costs no transposing copies. float16/bfloat16 compute in float and round
+  // once; the row max is subtracted before exp.
+  virtual void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out) = 0;
   // Index of the first max/min along `dim` (or over everything flattened when dim is empty);
   // out int64 with keepdim shape.
   virtual void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,

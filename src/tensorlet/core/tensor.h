@@ -200,6 +200,12 @@ class Tensor {
   ValuesIndices min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  // softmax and log_softmax along dim, logsumexp, var and std (ops/numerics.h).
+  Tensor softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor logsumexp(const DimList& dims, bool keepdim = false) const;
+  Tensor var(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
+  Tensor std(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;

@@ -2,6 +2,7 @@
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/linalg.h"
+#include "tensorlet/ops/numerics.h"
 #include "tensorlet/ops/reduce.h"
 
 namespace tensorlet {
@@ -42,6 +43,21 @@ Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
 }
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return tensorlet::argmin(*this, dim, keepdim);
+}
+Tensor Tensor::softmax(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::softmax(*this, dim, dtype);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::log_softmax(*this, dim, dtype);
+}
+Tensor Tensor::logsumexp(const DimList& dims, bool keepdim) const {
+  return tensorlet::logsumexp(*this, dims, keepdim);
+}
+Tensor Tensor::var(const DimList& dims, double correction, bool keepdim) const {
+  return tensorlet::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(const DimList& dims, double correction, bool keepdim) const {
+  return tensorlet::std(*this, dims, correction, keepdim);
 }
 Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }

@@ -3,12 +3,10 @@
 
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/core/op_scope.h"
+#include "tensorlet/ops/reduce_mask.h"
 
 namespace tensorlet {
 
-namespace {
-
-// The reduced-dim mask for `dims` (empty = all), with PyTorch's checks on range and repeats.
 std::vector<bool> reduce_mask(const Tensor& a, const std::vector<int64_t>& dims, const char* op) {
   const int64_t nd = a.dim();
   std::vector<bool> mask(nd, dims.empty());
@@ -23,12 +21,19 @@ std::vector<bool> reduce_mask(const Tensor& a, const std::vector<int64_t>& dims,
   return mask;
 }
 
+Shape drop_reduced(const Shape& keepdim_shape, const std::vector<bool>& mask) {
+  Shape shape;
+  for (int64_t d = 0; d < keepdim_shape.size(); ++d)
+    if (!mask[d]) shape.push_back(keepdim_shape[d]);
+  return shape;
+}
+
+namespace {
+
 // The keepdim output; the !keepdim result is a view dropping the reduced dims.
 Tensor squeeze_reduced(const Tensor& out, const std::vector<bool>& mask, bool keepdim) {
   if (keepdim) return out;
-  Shape shape;
-  for (int64_t d = 0; d < out.dim(); ++d)
-    if (!mask[d]) shape.push_back(out.shape()[d]);
+  const Shape shape = drop_reduced(out.shape(), mask);
   return make_view(out, shape, contiguous_strides(shape), 0);
 }
 

@@ -17,7 +17,9 @@ class CpuBackend final : public Backend {
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
               const Tensor& out) override;  // cpu_reduce.cpp
   void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
-                  const Tensor& out) override;                                // cpu_reduce.cpp
+                  const Tensor& out) override;  // cpu_reduce.cpp
+  void softmax(const Tensor& in, int64_t dim, bool log,
+               const Tensor& out) override;                                   // cpu_softmax.cpp
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_matmul.cpp
   Tensor nonzero(const Tensor& in) override;                                  // cpu_index.cpp
   Tensor masked_select(const Tensor& in, const Tensor& mask) override;        // cpu_index.cpp

@@ -66,6 +66,10 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::arg_reduce(op, in, dim, out);
   }
+  void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::softmax(in, dim, log, out);
+  }
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::matmul(a, b, out);

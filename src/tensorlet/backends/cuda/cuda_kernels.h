@@ -25,6 +25,8 @@ void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
+// cuda_softmax.cu
+void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out);
 // cuda_matmul.cu (cuBLAS, and a small-matrix kernel)
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // cuda_index.cu (nonzero and masked_select synchronize for their output size)
