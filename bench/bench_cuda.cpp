@@ -472,22 +472,28 @@ void bench_softmax() {
       for (int i = 0; i < kIters; ++i) op();
     });
   };
-  // Many rows (one block each) and few long rows (split over clusters of blocks).
-  for (const tl::Shape& shape : {tl::Shape{4096, 4096}, tl::Shape{64, 128256}}) {
-    tl::Tensor x = rand_of(shape, tl::kFloat32);
-    tl::Tensor dst = tl::empty_like(x);
-    const double bytes = 4.0 * x.numel();
-    auto t = interleaved_medians(7, 2,
-                                 {iters([&] {
-                                    CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
-                                                       cudaMemcpyDeviceToDevice, g_stream));
-                                  }),
-                                  iters([&] { g_sink = g_sink + tl::softmax(x, -1).numel(); })});
-    const double copy = 2 * bytes * kIters / t[0] / 1e9;
-    const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
-    row("O1", "softmax(-1) of " + shape.str() + " float32", fmt("%.0f GB/s", gbs),
-        fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
-    std::printf("    softmax of %s: %.1f us per call\n", shape.str().c_str(), t[1] / kIters * 1e6);
+  // Many rows (one block each) and few long rows (split over clusters of blocks); softmax and
+  // log_softmax.
+  for (const bool log : {false, true}) {
+    for (const tl::Shape& shape : {tl::Shape{4096, 4096}, tl::Shape{64, 128256}}) {
+      tl::Tensor x = rand_of(shape, tl::kFloat32);
+      tl::Tensor dst = tl::empty_like(x);
+      const double bytes = 4.0 * x.numel();
+      auto op = [&] { return log ? tl::log_softmax(x, -1) : tl::softmax(x, -1); };
+      auto t = interleaved_medians(7, 2,
+                                   {iters([&] {
+                                      CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                         cudaMemcpyDeviceToDevice, g_stream));
+                                    }),
+                                    iters([&] { g_sink = g_sink + op().numel(); })});
+      const double copy = 2 * bytes * kIters / t[0] / 1e9;
+      const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
+      const std::string name = std::string(log ? "log_softmax" : "softmax") + "(-1) of ";
+      row("O1", name + shape.str() + " float32", fmt("%.0f GB/s", gbs),
+          fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
+      std::printf("    %s%s: %.1f us per call\n", name.c_str(), shape.str().c_str(),
+                  t[1] / kIters * 1e6);
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
@@ -208,11 +208,30 @@ def tf32_gemm():
     row("TF32", '10000^2 float32 matmul, "high"', 2.0 * n ** 3 * calls / t / 1e12, "TFLOP/s")
 
 
+def softmax():
+    iters = 5
+
+    def repeat(op):
+        def body():
+            for _ in range(iters):
+                op()
+        return events(body)
+
+    for name, fn in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+        for shape in ((4096, 4096), (64, 128256)):
+            x = torch.rand(*shape, device="cuda")
+            (t,) = medians([repeat(lambda: fn(x, -1))])
+            row("O1", f"{name}(-1) of [{shape[0]}, {shape[1]}] float32",
+                2 * 4.0 * x.numel() * iters / t / 1e9, "GB/s")
+            del x
+    torch.cuda.empty_cache()
+
+
 def read_ours(path):
     """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
-    pattern = re.compile(r"^(G\d|H\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
+    pattern = re.compile(r"^(G\d|H\d|O\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = pattern.match(line)
@@ -262,6 +281,7 @@ def main():
     half_gemm()
     half_bandwidth()
     tf32_gemm()
+    softmax()
     if args.ours:
         compare(args.ours)
     return 0
