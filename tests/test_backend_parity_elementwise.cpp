@@ -325,3 +325,26 @@ TL_PARITY_CASE("backend parity: binary ops on large inputs (large)") {
   // More rows than a grid's y or z dimension can hold.
   check_binary_layouts(dev, binary_op("tl::add"), tl::kFloat32, {70001, 3}, {70001, 1});
 }
+
+TL_PARITY_CASE("backend parity: add and sub with alpha on every dtype, layout and broadcast") {
+  for (DType d : all_dtypes()) {
+    const Scalar alpha = d == tl::kBool             ? Scalar(true)
+                         : tl::is_floating_point(d) ? Scalar(-0.37)
+                                                    : Scalar(3);
+    for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{
+             {{1025}, {1025}}, {{7, 33}, {33}}, {{5, 1}, {1, 6}}, {{0, 3}, {3}}}) {
+      for (const Variant& a : variants(sa, d)) {
+        Tensor b = make_values(sb, d);
+        check_op(
+            dev, describe("add alpha", d, sa, a.name) + " with " + str(sb), {a.t, b},
+            [alpha](std::vector<Tensor>& in) { return tl::add(in[0], in[1], alpha); },
+            math_tol(tl::is_floating_point(d) ? d : tl::kFloat32));
+        if (d == tl::kBool) continue;
+        check_op(
+            dev, describe("sub_ alpha", d, sa, a.name) + " with " + str(sb), {a.t.clone(), b},
+            [alpha](std::vector<Tensor>& in) { return in[0].sub_(in[1], alpha); },
+            math_tol(tl::is_floating_point(d) ? d : tl::kFloat32));
+      }
+    }
+  }
+}

@@ -108,6 +108,14 @@ TEST_CASE("bad input: elementwise ops") {
       TL_BAD(tl::ShapeError, "[tl::mul_] ", "[2, 3]", f({3}).mul_(f({2, 3}))),
       TL_BAD(tl::ShapeError, "[tl::add_] ", "broadcast", f({1}).expand({3}).add_(1)),
       TL_BAD(tl::Error, "[tl::add_] ", "undefined", f({2}).add_(undef())),
+      // alpha (issue 14).
+      TL_BAD(tl::DTypeError, "[tl::add] ", "alpha", tl::add(i64({2}), i64({2}), 0.5)),
+      TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", tl::sub(f({2}), b8({2}), 2)),
+      TL_BAD(tl::DTypeError, "[tl::add] ", "Boolean alpha", tl::add(b8({2}), b8({2}), 3)),
+      TL_BAD(tl::DTypeError, "[tl::add] ", "alpha", tl::add(i64({2}).to(tl::kInt8), 1, 1000)),
+      TL_BAD(tl::ShapeError, "[tl::add_] ", "[3]", f({2}).add_(f({3}), 2)),
+      TL_BAD(tl::DTypeError, "[tl::sub_] ", "bool", b8({2}).sub_(b8({2}), true)),
+      TL_BAD(tl::Error, "[tl::sub] ", "undefined", tl::sub(f({2}), undef(), 2)),
   });
 }
 

@@ -187,4 +187,57 @@ TEST_CASE("elementwise semantics: unary math methods and in-place forms") {
   }
 }
 
+// torch.add / sub's alpha: one kernel, one rounding, torch's dtype rules, in place too.
+TEST_CASE("elementwise semantics: add and sub with alpha, out of place and in place") {
+  for (tl::Device dev : test_devices()) {
+    for (DType d : {tl::kFloat32, tl::kFloat64, tl::kFloat16, tl::kBFloat16}) {
+      Tensor a = random_tensor({7, 9}, d, dev), b = random_tensor({9}, d, dev);
+      std::vector<double> av = values_of(a), bv = values_of(b), sum, diff;
+      for (size_t i = 0; i < av.size(); ++i) {
+        sum.push_back(av[i] + 0.3 * bv[i % 9]);
+        diff.push_back(av[i] - 2.5 * bv[i % 9]);
+      }
+      // The reference rounded once to d, as the kernel stores it.
+      auto rounded = [&](const std::vector<double>& v) {
+        return values_of(tl::from_vector<double>(v).to(d));
+      };
+      const double tol = d == tl::kFloat32 ? 1e-6 : d == tl::kFloat64 ? 1e-14 : 0;
+      CAPTURE(tl::dtype_name(d));
+      check_values(tl::add(a, b, 0.3), rounded(sum), tol, tol);
+      check_values(tl::sub(a, b, 2.5), rounded(diff), tol, tol);
+      Tensor view = a.clone().t().contiguous().t();  // in place through a transposed layout
+      view.add_(b, 0.3);
+      check_values(view, rounded(sum), tol, tol);
+      Tensor c = a.clone();
+      c.sub_(b, 2.5);
+      check_values(c, rounded(diff), tol, tol);
+      // A number is scaled first: x + 3 * 0.5.
+      check_values(tl::add(a, 0.5, 3), rounded([&] {
+                     std::vector<double> v;
+                     for (double x : av) v.push_back(x + 1.5);
+                     return v;
+                   }()),
+                   tol, tol);
+    }
+    // One rounding: 1 + 3 * (1 + 2^-23) would round twice as a product then a sum.
+    Tensor one = floats({1}, tl::kFloat32, dev),
+           eps = floats({1 + std::ldexp(1.0, -23)}, tl::kFloat32, dev);
+    check_values(tl::add(one, eps, 3),
+                 {static_cast<double>(static_cast<float>(1 + 3 * (1 + std::ldexp(1.0, -23))))}, 0,
+                 0);
+    // Integers wrap; bool takes a bool alpha.
+    Tensor i = ints({100, -7}, tl::kInt8, dev), j = ints({3, 5}, tl::kInt8, dev);
+    check_values(tl::add(i, j, 10), {-126, 43});  // 130 wraps in int8
+    i.sub_(j, 2);
+    check_values(i, {94, -17});
+    Tensor m = floats({1, 0, 0}, tl::kBool, dev), n = floats({0, 1, 0}, tl::kBool, dev);
+    check_values(tl::add(m, n, true), {1, 1, 0});
+    check_values(tl::add(m, n, false), {1, 0, 0});
+    // torch's alpha rules.
+    check_throws<tl::DTypeError>([&] { tl::add(j, j, 1.5); }, "alpha must not be a floating");
+    check_throws<tl::DTypeError>([&] { tl::add(m, n, 2); }, "Boolean alpha");
+    check_throws<tl::DTypeError>([&] { j.add_(j, 0.5); }, "[tl::add_]");
+  }
+}
+
 }  // namespace

@@ -66,6 +66,10 @@ class Backend {
   // logical ops) and may be a (strided) view that is a's memory (in-place ops).
   virtual void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
                       const Tensor& out) = 0;
+  // out = a + alpha * b (torch.add's alpha), rounded once (backends/math/binary_ops.h:
+  // AddScaledFn): a and b tensors of out's dtype broadcast to its shape; alpha a value of that
+  // dtype's compute type; out may be a's memory (add_).
+  virtual void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out) = 0;
   // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
   virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
                      const Tensor& out) = 0;

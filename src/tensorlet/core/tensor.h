@@ -125,6 +125,11 @@ class Tensor {
   Tensor& add_(Scalar other);
   Tensor& sub_(const Tensor& other);
   Tensor& sub_(Scalar other);
+  // self += alpha * other (self -= alpha * other) in one kernel: p.add_(grad, -lr).
+  Tensor& add_(const Tensor& other, Scalar alpha);
+  Tensor& add_(Scalar other, Scalar alpha);
+  Tensor& sub_(const Tensor& other, Scalar alpha);
+  Tensor& sub_(Scalar other, Scalar alpha);
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(Scalar other);
   Tensor& div_(const Tensor& other);

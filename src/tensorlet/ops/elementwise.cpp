@@ -174,15 +174,78 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
+// torch.add / torch.sub's alpha, checked against the dtype they compute in as torch does, and
+// converted for the kernel: sub's alpha negated (a - alpha b = a + (-alpha) b).
+Scalar kernel_alpha(BinaryOp op, const char* name, DType compute, Scalar alpha) {
+  if (compute == kBool && !alpha.is_bool())
+    fail<DTypeError>(name, "Boolean alpha only supported for Boolean results");
+  if (is_integral(compute) && alpha.is_floating_point())
+    fail<DTypeError>(name,
+                     "For integral input tensors, argument alpha must not be a floating point "
+                     "number");
+  if (is_integral(compute)) check_scalar_fits(name, "alpha", alpha, compute);
+  if (op != BinaryOp::Sub) return alpha;
+  if (alpha.is_floating_point()) return Scalar(-alpha.to<double>());
+  return Scalar(static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(alpha.to<int64_t>())));
+}
+
+// alpha * number, in the kind the two share (a product of numbers needs no kernel): add(x, 2, 3)
+// is x + 6.
+Scalar scaled_number(Scalar alpha, Scalar number) {
+  if (alpha.is_floating_point() || number.is_floating_point())
+    return Scalar(alpha.to<double>() * number.to<double>());
+  if (alpha.is_bool() && number.is_bool()) return Scalar(alpha.to<bool>() && number.to<bool>());
+  return Scalar(static_cast<int64_t>(static_cast<uint64_t>(alpha.to<int64_t>()) *
+                                     static_cast<uint64_t>(number.to<int64_t>())));
+}
+
+bool is_one(Scalar alpha) { return alpha.to<double>() == 1; }
+
+// add / sub with alpha: a op alpha * b in one kernel (rounded once); a number b is scaled here.
+Tensor scaled_op(BinaryOp op, const Tensor& a, const Operand& b, Scalar alpha) {
+  if (is_one(alpha) && !alpha.is_floating_point()) return binary_op(op, of(a), b);
+  if (!b.tensor) {
+    {
+      const char* name = binary_op_name(op);
+      check_defined(a, name);
+      kernel_alpha(op, name, compute_dtype(op, name, of(a), b), alpha);
+    }
+    return binary_op(op, of(a), of(scaled_number(alpha, b.scalar)));
+  }
+  const char* name = binary_op_name(op);
+  profiler::OpScope scope(name);
+  scope.inputs({&a, b.tensor});
+  Device device = common_device(name, of(a), b);
+  const DType compute = compute_dtype(op, name, of(a), b);
+  const Scalar scale = kernel_alpha(op, name, compute, alpha);
+  Shape shape = broadcast_of(name, of(a), b);
+  Tensor ha, hb;
+  const Tensor& ta = prepare(a, compute, shape, ha);
+  const Tensor& tb = prepare(*b.tensor, compute, shape, hb);
+  Tensor out = make_tensor(shape, compute, device);
+  if (out.numel() > 0) backend_for(device).add_scaled(ta, tb, scale, out);
+  return out;
+}
+
 // self = op(self, other), written through the backend straight into self's (possibly strided)
-// elements.
-Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& other) {
+// elements; with alpha (add_ / sub_), self = self op alpha * other.
+Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& other,
+                   const Scalar* alpha = nullptr) {
   profiler::OpScope scope(name);
   scope.inputs({&self, other.tensor});
   check_defined(self, name);
   const Operand me = of(self);
   Device device = common_device(name, me, other);
   DType compute = compute_dtype(op, name, me, other);
+  Scalar scale;
+  if (alpha) {
+    scale = kernel_alpha(op, name, compute, *alpha);
+    // A number is scaled here: self op (alpha * number) in the plain kernel.
+    if (!other.tensor) {
+      const Operand scaled = of(scaled_number(*alpha, other.scalar));
+      return inplace_op(op, name, self, scaled);
+    }
+  }
   if (!can_cast(compute, self.dtype()))
     fail<DTypeError>(name, "result type ", compute, " can't be cast to the desired output type ",
                      self.dtype());
@@ -214,12 +277,18 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
       prepare(src ? of(*src) : other, compute, shape, hb2, scalar_in_compute_type(op));
 
   Backend& backend = backend_for(device);
+  auto run = [&](const Tensor& in, const Tensor& out) {
+    if (alpha)
+      backend.add_scaled(in, *tb.tensor, scale, out);
+    else
+      backend.binary(op, in, tb, out);
+  };
   if (compute == self.dtype()) {
-    backend.binary(op, self, tb, self);
+    run(self, self);
   } else {
     // A wider compute dtype (int32 self += int64 tensor) computes aside and casts back.
     Tensor tmp = make_tensor(shape, compute, device);
-    backend.binary(op, self.to(compute), tb, tmp);
+    run(self.to(compute), tmp);
     backend.copy(tmp, self);
   }
   return self;
@@ -519,6 +588,19 @@ TL_BINARY_OPERATOR(>>, bitwise_right_shift)
 Tensor operator!(const Tensor& a) { return logical_not(a); }
 Tensor operator~(const Tensor& a) { return bitwise_not(a); }
 
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return scaled_op(BinaryOp::Add, a, of(b), alpha);
+}
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  return scaled_op(BinaryOp::Add, a, of(b), alpha);
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return scaled_op(BinaryOp::Sub, a, of(b), alpha);
+}
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  return scaled_op(BinaryOp::Sub, a, of(b), alpha);
+}
+
 // ---- in place ----
 
 Tensor& Tensor::add_(const Tensor& other) {
@@ -532,6 +614,18 @@ Tensor& Tensor::sub_(const Tensor& other) {
 }
 Tensor& Tensor::sub_(Scalar other) {
   return inplace_op(BinaryOp::Sub, "tl::sub_", *this, of(other));
+}
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  return inplace_op(BinaryOp::Add, "tl::add_", *this, of(other), &alpha);
+}
+Tensor& Tensor::add_(Scalar other, Scalar alpha) {
+  return inplace_op(BinaryOp::Add, "tl::add_", *this, of(other), &alpha);
+}
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  return inplace_op(BinaryOp::Sub, "tl::sub_", *this, of(other), &alpha);
+}
+Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
+  return inplace_op(BinaryOp::Sub, "tl::sub_", *this, of(other), &alpha);
 }
 Tensor& Tensor::mul_(const Tensor& other) {
   return inplace_op(BinaryOp::Mul, "tl::mul_", *this, of(other));

@@ -30,6 +30,12 @@ TL_DECLARE_BINARY(ne)
 TL_DECLARE_BINARY(logical_and)
 TL_DECLARE_BINARY(logical_or)
 TL_DECLARE_BINARY(logical_xor)
+// torch.add / torch.sub with alpha: a + alpha * b (a - alpha * b), rounded once. alpha must not be
+// a float for integer results, and must be bool for bool results, as torch.
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor add(const Tensor& a, Scalar b, Scalar alpha);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha);
 // Integer division by zero raises ZeroDivisionError on every device (a CUDA divisor is scanned).
 TL_DECLARE_BINARY(fmod)          // remainder of truncated division: the dividend's sign
 TL_DECLARE_BINARY(remainder)     // Python's %: the divisor's sign

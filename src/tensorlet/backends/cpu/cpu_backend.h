@@ -12,6 +12,8 @@ class CpuBackend final : public Backend {
   void unary(UnaryOp op, const Tensor& in, const Tensor& out) override;         // cpu_unary.cpp
   void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
               const Tensor& out) override;  // cpu_binary.cpp
+  void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha,
+                  const Tensor& out) override;  // cpu_binary.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

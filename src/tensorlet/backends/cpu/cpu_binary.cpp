@@ -202,6 +202,22 @@ void CpuBackend::binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseA
   }
 }
 
+void CpuBackend::add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out) {
+  if (out.numel() == 0) return;
+  dispatch_dtype<kAllDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        using C = compute_t<T>;
+        const math::AddScaledFn<C> fn{alpha.to<C>()};
+        const Operands<3> ops{{&out, &a, &b}};
+        binary_kernel<T, T>(
+            ops,
+            [fn](T x, T y) { return static_cast<T>(fn(static_cast<C>(x), static_cast<C>(y))); },
+            kGrainSize);
+      },
+      "tl::add");
+}
+
 void CpuBackend::where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
                        const Tensor& out) {
   if (out.numel() == 0) return;

@@ -51,6 +51,10 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::binary(op, a, b, out);
   }
+  void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::add_scaled(a, b, alpha, out);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

@@ -87,7 +87,27 @@ void run_group(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, co
       binary_op_name(op));
 }
 
+// a + alpha * b on element type T, alpha in the kernel's parameters.
+template <typename T>
+struct AddScaledOp {
+  math::AddScaledFn<compute_t<T>> fn;
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return static_cast<T>(fn(static_cast<compute_t<T>>(a), static_cast<compute_t<T>>(b)));
+  }
+};
+
 }  // namespace
+
+void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out) {
+  if (out.numel() == 0) return;
+  dispatch_dtype<kAllDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        const AddScaledOp<T> op{{alpha.to<compute_t<T>>()}};
+        Elementwise<T, T, T>::run(op, out, {KernelInput(&a), KernelInput(&b)});
+      },
+      "tl::add");
+}
 
 void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out) {
   if (out.numel() == 0) return;

@@ -21,6 +21,7 @@ void fill(const Tensor& out, Scalar value);
 // cuda_unary.cu, cuda_binary.cu, cuda_where.cu
 void unary(UnaryOp op, const Tensor& in, const Tensor& out);
 void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
+void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out);
 void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);

@@ -264,6 +264,33 @@ struct RightShiftFn {
   }
 };
 
+// torch.add's alpha: a + alpha * b, rounded once as torch's fused multiply-add does. float (and the
+// half types, which compute in float) in double: the product of two floats is exact there, so
+// this is the FMA's value except in the rarest double-rounding ties; double as a product and a
+// sum, kept unfused on the GPU so that both backends round alike; integers wrap; bool is
+// a || (alpha && b).
+template <typename C>
+struct AddScaledFn {
+  C alpha;
+  TL_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_same_v<C, bool>) {
+      return a || (alpha && b);
+    } else if constexpr (is_integer_v<C>) {
+      return static_cast<C>(static_cast<Wide<C>>(a) +
+                            static_cast<Wide<C>>(alpha) * static_cast<Wide<C>>(b));
+    } else if constexpr (std::is_same_v<C, float>) {
+      return static_cast<float>(static_cast<double>(a) +
+                                static_cast<double>(alpha) * static_cast<double>(b));
+    } else {
+#if defined(__CUDA_ARCH__)
+      return __dadd_rn(a, __dmul_rn(alpha, b));
+#else
+      return a + alpha * b;
+#endif
+    }
+  }
+};
+
 }  // namespace math
 
 // The list. X(enumerator, C++ function name (public name "tl::<name>"), OutputRule, supported
