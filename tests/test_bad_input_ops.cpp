@@ -108,6 +108,22 @@ TEST_CASE("bad input: elementwise ops") {
       TL_BAD(tl::ShapeError, "[tl::mul_] ", "[2, 3]", f({3}).mul_(f({2, 3}))),
       TL_BAD(tl::ShapeError, "[tl::add_] ", "broadcast", f({1}).expand({3}).add_(1)),
       TL_BAD(tl::Error, "[tl::add_] ", "undefined", f({2}).add_(undef())),
+      // out= (issue 14).
+      TL_BAD(tl::ShapeError, "[tl::add] ", "out= has shape [3]",
+             [] {
+               tl::Tensor out = f({3});
+               return tl::add_out(out, f({2}), f({2}));
+             }()),
+      TL_BAD(tl::DTypeError, "[tl::div] ", "can't be cast",
+             [] {
+               tl::Tensor out = i64({2});
+               return tl::div_out(out, i64({2}), 2);
+             }()),
+      TL_BAD(tl::Error, "[tl::sqrt] ", "undefined",
+             [] {
+               tl::Tensor out;
+               return tl::sqrt_out(out, f({2}));
+             }()),
       // alpha (issue 14).
       TL_BAD(tl::DTypeError, "[tl::add] ", "alpha", tl::add(i64({2}), i64({2}), 0.5)),
       TL_BAD(tl::DTypeError, "[tl::sub] ", "bool", tl::sub(f({2}), b8({2}), 2)),
@@ -356,6 +372,11 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       // Operands on different devices.
       TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "cuda:0", tl::add(f({2}), cu(f({2})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::mul_] ", "cuda:0", f({2}).mul_(cu(f({2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::exp] ", "out= is on cpu",
+                  [] {
+                    tl::Tensor out = f({2});
+                    return tl::exp_out(out, cu(f({2})));
+                  }()),
       TL_BAD_CUDA(tl::DeviceError, "[tl::where] ", "cuda:0",
                   tl::where(b8({2}), cu(f({2})), f({2}))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::clamp] ", "cuda:0",

@@ -240,4 +240,56 @@ TEST_CASE("elementwise semantics: add and sub with alpha, out of place and in pl
   }
 }
 
+// out= forms: write into the given tensor (no allocation when it fits), resize an empty one, refuse
+// a wrong shape, device or dtype, and stay right when out is one of the inputs.
+TEST_CASE("elementwise semantics: out= forms write into the given tensor") {
+  for (tl::Device dev : test_devices()) {
+    Tensor a = random_tensor({4, 5}, tl::kFloat32, dev), b = random_tensor({5}, tl::kFloat32, dev);
+    Tensor out = tl::empty({4, 5}, tl::TensorOptions(tl::kFloat32).device(dev));
+    const void* where = out.data_ptr();
+    Tensor& r = tl::mul_out(out, a, b);
+    CHECK(&r == &out);
+    CHECK(out.data_ptr() == where);  // written in place: nothing allocated for the result
+    CHECK(tl::equal(out, a * b));
+    tl::exp_out(out, a);
+    CHECK(tl::equal(out, tl::exp(a)));
+    tl::add_out(out, a, 2.5);
+    CHECK(tl::equal(out, a + 2.5));
+    // A strided destination (a transposed view) is written element by element.
+    Tensor wide = tl::zeros({5, 4}, tl::TensorOptions(tl::kFloat32).device(dev));
+    Tensor view = wide.t();
+    tl::sub_out(view, a, b);
+    CHECK(tl::equal(wide.t(), a - b));
+    // An empty out is resized, as torch.
+    Tensor e = tl::empty({0}, tl::TensorOptions(tl::kFloat32).device(dev));
+    tl::div_out(e, a, b);
+    CHECK(e.shape() == tl::Shape{4, 5});
+    CHECK(tl::allclose(e, a / b));
+    // A wider destination takes the result cast (int32 result into float64); bool into a mask.
+    Tensor i = random_tensor({4, 5}, tl::kInt32, dev);
+    Tensor d = tl::empty({4, 5}, tl::TensorOptions(tl::kFloat64).device(dev));
+    tl::add_out(d, i, i);
+    CHECK(tl::equal(d, (i + i).to(tl::kFloat64)));
+    Tensor mask = tl::empty({4, 5}, tl::TensorOptions(tl::kBool).device(dev));
+    tl::isnan_out(mask, a.log());
+    CHECK(tl::equal(mask, tl::isnan(a.log())));
+    // out is an input: same elements are fine; out as a transposed input is computed aside.
+    Tensor x = a.clone();
+    tl::mul_out(x, x, x);
+    CHECK(tl::allclose(x, a * a));
+    Tensor sq = random_tensor({5, 5}, tl::kFloat32, dev), expected = sq + sq.t();
+    tl::add_out(sq, sq, sq.t());
+    CHECK(tl::equal(sq, expected));
+    // Refused: shape, dtype (float into int), broadcast dims, undefined.
+    Tensor small = tl::empty({3}, tl::TensorOptions(tl::kFloat32).device(dev));
+    check_throws<tl::ShapeError>([&] { tl::mul_out(small, a, b); }, "[tl::mul] out= has shape");
+    Tensor ints_out = tl::empty({4, 5}, tl::TensorOptions(tl::kInt64).device(dev));
+    check_throws<tl::DTypeError>([&] { tl::mul_out(ints_out, a, b); }, "can't be cast");
+    Tensor bcast = tl::zeros({5}, tl::TensorOptions(tl::kFloat32).device(dev)).expand({4, 5});
+    check_throws<tl::ShapeError>([&] { tl::exp_out(bcast, a); }, "broadcast");
+    Tensor undefined;
+    check_throws<tl::Error>([&] { tl::exp_out(undefined, a); }, "[tl::exp]");
+  }
+}
+
 }  // namespace

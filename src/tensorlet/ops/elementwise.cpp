@@ -7,6 +7,7 @@
 #include "tensorlet/core/broadcast.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/scalar_check.h"
+#include "tensorlet/ops/out_arg.h"
 #include "tensorlet/ops/reduce.h"
 
 namespace tensorlet {
@@ -59,14 +60,6 @@ DType result_type_of(const Operand& a, const Operand& b) {
 
 bool is_bool(const Operand& x) {
   return x.tensor ? x.tensor->dtype() == kBool : x.scalar.is_bool();
-}
-
-// Whether a value of dtype `from` may be written into a tensor of dtype `to` (torch.can_cast):
-// never floating into integral, never non-bool into bool.
-bool can_cast(DType from, DType to) {
-  if (is_floating_point(from) && !is_floating_point(to)) return false;
-  if (from != kBool && to == kBool) return false;
-  return true;
 }
 
 void check_device(const char* op, const Tensor& a, const Tensor& b) {
@@ -147,7 +140,8 @@ void check_integer_divisor(BinaryOp op, const char* name, DType compute, const E
   if (zero) fail<Error>(name, "ZeroDivisionError: integer division or modulo by zero");
 }
 
-Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
+// op(a, b) into a new tensor, or with `into` (the out= forms) into that tensor.
+Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, Tensor* into = nullptr) {
   const char* name = binary_op_name(op);
   profiler::OpScope scope(name);
   scope.inputs({a.tensor, b.tensor});
@@ -162,16 +156,11 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b) {
   const ElementwiseArg ta = prepare(a, compute, shape, ha, keep);
   const ElementwiseArg tb = prepare(b, compute, shape, hb, keep);
   check_integer_divisor(op, name, compute, tb, shape);
-  Tensor out = make_tensor(shape, output_dtype_for(output_rule(op), compute), device);
+  const DType dtype = output_dtype_for(output_rule(op), compute);
+  Tensor out = into ? out_target(name, *into, shape, dtype, device, {a.tensor, b.tensor})
+                    : make_tensor(shape, dtype, device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
-  return out;
-}
-
-// True when two indices of `t` reach one element (a broadcast dim): writing into it is ambiguous.
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.strides()[d] == 0 && t.shape()[d] > 1) return true;
-  return false;
+  return into ? finish_out(*into, out) : out;
 }
 
 // torch.add / torch.sub's alpha, checked against the dtype they compute in as torch does, and
@@ -322,7 +311,8 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
   return self;
 }
 
-Tensor unary_op(UnaryOp op, const Tensor& a) {
+// op(a) into a new tensor, or with `into` (the out= forms) into that tensor.
+Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into = nullptr) {
   const char* name = unary_op_name(op);
   profiler::OpScope scope(name);
   scope.inputs({&a});
@@ -332,9 +322,11 @@ Tensor unary_op(UnaryOp op, const Tensor& a) {
   const DType dtype = compute_dtype_for(rule, a.dtype());
   Tensor holder;
   const Tensor& in = dtype == a.dtype() ? a : (holder = a.to(dtype));
-  Tensor out = make_tensor(a.shape(), output_dtype_for(rule, dtype), a.device());
+  const DType out_dtype = output_dtype_for(rule, dtype);
+  Tensor out = into ? out_target(name, *into, a.shape(), out_dtype, a.device(), {&a})
+                    : make_tensor(a.shape(), out_dtype, a.device());
   if (out.numel() > 0) backend_for(a.device()).unary(op, in, out);
-  return out;
+  return into ? finish_out(*into, out) : out;
 }
 
 Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
@@ -448,6 +440,19 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
 TL_BINARY_OPS(TL_DEFINE_BINARY)
 #undef TL_DEFINE_BINARY
 
+// The out= forms: tl::add_out(out, a, b) writes into out (an empty one is resized).
+#define TL_DEFINE_BINARY_OUT(e, name, rule, dtypes, Fn)               \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
+    binary_op(BinaryOp::e, of(a), of(b), &out);                       \
+    return out;                                                       \
+  }                                                                   \
+  Tensor& name##_out(Tensor& out, const Tensor& a, Scalar b) {        \
+    binary_op(BinaryOp::e, of(a), of(b), &out);                       \
+    return out;                                                       \
+  }
+TL_BINARY_OPS(TL_DEFINE_BINARY_OUT)
+#undef TL_DEFINE_BINARY_OUT
+
 // ---- unary ops ----
 
 // Generated from the lists (backends/math/unary_ops.h): a math op added there needs its method and
@@ -458,6 +463,15 @@ TL_BINARY_OPS(TL_DEFINE_BINARY)
   Tensor& Tensor::name##_() { return inplace_unary(UnaryOp::e, "tl::" #name "_", *this); }
 TL_UNARY_MATH_OPS(TL_DEFINE_UNARY_MATH)
 #undef TL_DEFINE_UNARY_MATH
+
+#define TL_DEFINE_UNARY_OUT(e, name, rule, dtypes, Fn) \
+  Tensor& name##_out(Tensor& out, const Tensor& a) {   \
+    unary_op(UnaryOp::e, a, &out);                     \
+    return out;                                        \
+  }
+TL_UNARY_MATH_OPS(TL_DEFINE_UNARY_OUT)
+TL_UNARY_TEST_OPS(TL_DEFINE_UNARY_OUT)
+#undef TL_DEFINE_UNARY_OUT
 
 #define TL_DEFINE_UNARY_TEST(e, name, rule, dtypes, Fn)            \
   Tensor name(const Tensor& a) { return unary_op(UnaryOp::e, a); } \

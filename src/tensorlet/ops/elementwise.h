@@ -9,10 +9,15 @@
 
 namespace tensorlet {
 
-#define TL_DECLARE_BINARY(name)                  \
-  Tensor name(const Tensor& a, const Tensor& b); \
-  Tensor name(const Tensor& a, Scalar b);        \
-  Tensor name(Scalar a, const Tensor& b);
+// Each binary op in its three forms, and out= forms that write into `out` (an empty `out` is
+// resized to the result's shape, as torch; otherwise it must have that shape, and the result
+// must cast to its dtype): tl::mul_out(out, a, b) allocates nothing.
+#define TL_DECLARE_BINARY(name)                                      \
+  Tensor name(const Tensor& a, const Tensor& b);                     \
+  Tensor name(const Tensor& a, Scalar b);                            \
+  Tensor name(Scalar a, const Tensor& b);                            \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b); \
+  Tensor& name##_out(Tensor& out, const Tensor& a, Scalar b);
 
 TL_DECLARE_BINARY(add)
 TL_DECLARE_BINARY(sub)
@@ -87,6 +92,45 @@ Tensor bitwise_not(const Tensor& a);  // integers and bool (logical not), as tor
 Tensor isnan(const Tensor& a);
 Tensor isinf(const Tensor& a);
 Tensor isfinite(const Tensor& a);
+
+// The out= forms of the unary ops above (exp_out(out, a)), as for the binary ops.
+#define TL_DECLARE_UNARY_OUT(name) Tensor& name##_out(Tensor& out, const Tensor& a);
+TL_DECLARE_UNARY_OUT(neg)
+TL_DECLARE_UNARY_OUT(abs)
+TL_DECLARE_UNARY_OUT(exp)
+TL_DECLARE_UNARY_OUT(log)
+TL_DECLARE_UNARY_OUT(sqrt)
+TL_DECLARE_UNARY_OUT(sin)
+TL_DECLARE_UNARY_OUT(cos)
+TL_DECLARE_UNARY_OUT(tanh)
+TL_DECLARE_UNARY_OUT(sigmoid)
+TL_DECLARE_UNARY_OUT(relu)
+TL_DECLARE_UNARY_OUT(logical_not)
+TL_DECLARE_UNARY_OUT(floor)
+TL_DECLARE_UNARY_OUT(ceil)
+TL_DECLARE_UNARY_OUT(trunc)
+TL_DECLARE_UNARY_OUT(round)
+TL_DECLARE_UNARY_OUT(sign)
+TL_DECLARE_UNARY_OUT(reciprocal)
+TL_DECLARE_UNARY_OUT(rsqrt)
+TL_DECLARE_UNARY_OUT(log1p)
+TL_DECLARE_UNARY_OUT(expm1)
+TL_DECLARE_UNARY_OUT(log2)
+TL_DECLARE_UNARY_OUT(log10)
+TL_DECLARE_UNARY_OUT(exp2)
+TL_DECLARE_UNARY_OUT(erf)
+TL_DECLARE_UNARY_OUT(erfc)
+TL_DECLARE_UNARY_OUT(tan)
+TL_DECLARE_UNARY_OUT(sinh)
+TL_DECLARE_UNARY_OUT(cosh)
+TL_DECLARE_UNARY_OUT(asin)
+TL_DECLARE_UNARY_OUT(acos)
+TL_DECLARE_UNARY_OUT(atan)
+TL_DECLARE_UNARY_OUT(bitwise_not)
+TL_DECLARE_UNARY_OUT(isnan)
+TL_DECLARE_UNARY_OUT(isinf)
+TL_DECLARE_UNARY_OUT(isfinite)
+#undef TL_DECLARE_UNARY_OUT
 
 // Activations (torch.nn.functional), floating tensors only.
 Tensor silu(const Tensor& a);  // x * sigmoid(x)
