@@ -292,4 +292,48 @@ TEST_CASE("elementwise semantics: out= forms write into the given tensor") {
   }
 }
 
+TEST_CASE("out= forms of reductions and matmul") {
+  for (tl::Device dev : test_devices()) {
+    auto opts = tl::TensorOptions(tl::kFloat32).device(dev);
+    Tensor x = random_tensor({6, 7, 5}, tl::kFloat32, dev);
+    Tensor out = tl::empty({6, 5}, opts);
+    const void* where = out.data_ptr();
+    tl::sum_out(out, x, 1);
+    CHECK(out.data_ptr() == where);
+    CHECK(tl::allclose(out, x.sum(1)));
+    Tensor keep = tl::empty({6, 1, 5}, opts);
+    tl::amax_out(keep, x, 1, true);
+    CHECK(tl::equal(keep, x.amax(1, true)));
+    Tensor e = tl::empty({0}, opts);
+    tl::mean_out(e, x, {0, 2});
+    CHECK(e.shape() == tl::Shape{7});
+    CHECK(tl::allclose(e, x.mean({0, 2})));
+    Tensor strided = tl::zeros({5, 6}, opts).t();  // not contiguous: computed aside, copied in
+    tl::amin_out(strided, x, 1);
+    CHECK(tl::equal(strided, x.amin(1)));
+    Tensor wide = tl::empty({}, tl::TensorOptions(tl::kFloat64).device(dev));
+    tl::sum_out(wide, x);
+    CHECK(tl::allclose(wide, x.sum().to(tl::kFloat64)));
+    check_throws<tl::ShapeError>([&] { tl::prod_out(out, x, 0); }, "[tl::prod] out= has shape");
+    // matmul: 2-D, batched, vector; out aliasing an operand is computed aside.
+    Tensor a = random_tensor({4, 3}, tl::kFloat32, dev),
+           b = random_tensor({3, 4}, tl::kFloat32, dev);
+    Tensor p = tl::empty({4, 4}, opts);
+    const void* pw = p.data_ptr();
+    tl::matmul_out(p, a, b);
+    CHECK(p.data_ptr() == pw);
+    CHECK(tl::allclose(p, tl::matmul(a, b)));
+    Tensor ba = random_tensor({2, 4, 3}, tl::kFloat32, dev);
+    Tensor bp = tl::empty({0}, opts);
+    tl::matmul_out(bp, ba, b);
+    CHECK(bp.shape() == tl::Shape{2, 4, 4});
+    CHECK(tl::allclose(bp, tl::matmul(ba, b)));
+    Tensor sq = random_tensor({4, 4}, tl::kFloat32, dev), expected = tl::matmul(sq, sq);
+    tl::matmul_out(sq, sq, sq);
+    CHECK(tl::allclose(sq, expected));
+    Tensor bad = tl::empty({3, 3}, opts);
+    check_throws<tl::ShapeError>([&] { tl::matmul_out(bad, a, b); }, "[tl::matmul] out= has shape");
+  }
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/matmul_precision.h"
+#include "tensorlet/ops/out_arg.h"
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/core/broadcast.h"
 #include "tensorlet/ops/elementwise.h"
@@ -30,7 +31,10 @@ void check_pair(const char* op, const Tensor& a, const Tensor& b) {
 
 // matmul after check_pair: promotes 1-D operands to matrices, broadcasts batch dims, allocates
 // the output in its final shape and hands the backend a [*batch, M, N] view of it.
-Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b) {
+// With `into` (matmul_out) the product is written there when it is contiguous, of the operands'
+// dtype and shares no memory with them (a product reads whole rows and columns), else computed
+// aside and copied in.
+Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b, Tensor* into = nullptr) {
   const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
   const int64_t m = a_vec ? 1 : a.shape()[a.dim() - 2];
   const int64_t k = a.shape()[a.dim() - 1];
@@ -39,11 +43,17 @@ Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b) {
   if (k != kb) fail<ShapeError>(op, "inner dimensions differ: ", a.shape(), " @ ", b.shape());
 
   Backend& backend = backend_for(a.device());
+  auto allocate = [&](const Shape& shape) {
+    if (!into) return make_tensor(shape, a.dtype(), a.device());
+    Tensor t = out_target(op, *into, shape, a.dtype(), a.device(), {&a, &b});
+    const bool shares = t.storage() == a.storage() || t.storage() == b.storage();
+    return t.is_contiguous() && !shares ? t : make_tensor(shape, a.dtype(), a.device());
+  };
   // The common 2-D case skips every intermediate view: it is most of the cost of a 3x3 product.
   if (a.dim() == 2 && b.dim() == 2) {
-    Tensor out = make_tensor({m, n}, a.dtype(), a.device());
+    Tensor out = allocate({m, n});
     backend.matmul(a, b, out);
-    return out;
+    return into ? finish_out(*into, out) : out;
   }
 
   Shape batch_a, batch_b;
@@ -70,11 +80,12 @@ Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b) {
   Tensor b2 = b_vec ? b.unsqueeze(1) : b;
   if (a2.shape() != full_a) a2 = a2.expand(full_a);
   if (b2.shape() != full_b) b2 = b2.expand(full_b);
-  Tensor out = make_tensor(result, a.dtype(), a.device());
-  Tensor out_view =
-      result == full_out ? out : make_view(out, full_out, contiguous_strides(full_out), 0);
+  Tensor out = allocate(result);
+  Tensor out_view = result == full_out
+                        ? out
+                        : make_view(out, full_out, contiguous_strides(full_out), out.offset());
   backend.matmul(a2, b2, out_view);
-  return out;
+  return into ? finish_out(*into, out) : out;
 }
 
 // with_flops: one multiply and one add per term of each output element (2·M·N·K·batch); K is
@@ -90,6 +101,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   scope.inputs({&a, &b});
   check_pair("tl::matmul", a, b);
   Tensor out = matmul_checked("tl::matmul", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
+}
+
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::matmul");
+  scope.inputs({&a, &b});
+  check_pair("tl::matmul", a, b);
+  matmul_checked("tl::matmul", a, b, &out);
   scope.flops(matmul_flops(a, out));
   return out;
 }

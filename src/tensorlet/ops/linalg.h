@@ -10,6 +10,9 @@
 namespace tensorlet {
 
 Tensor matmul(const Tensor& a, const Tensor& b);
+// matmul into `out` (an empty one is resized, as torch; otherwise it must have the result's
+// shape): no allocation when out is contiguous, of the operands' dtype and apart from them.
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);   // [n, k] @ [k, m]
 Tensor bmm(const Tensor& a, const Tensor& b);  // [B, n, k] @ [B, k, m]
 Tensor dot(const Tensor& a, const Tensor& b);  // 1-D . 1-D -> 0-dim

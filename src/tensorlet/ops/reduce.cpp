@@ -3,6 +3,7 @@
 
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/core/op_scope.h"
+#include "tensorlet/ops/out_arg.h"
 #include "tensorlet/ops/reduce_mask.h"
 
 namespace tensorlet {
@@ -51,8 +52,10 @@ DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
   return reduce_out_dtype(info.rule, in);
 }
 
+// The reduction into a new tensor, or with `into` (the out= forms) into that tensor: the kernel
+// writes a contiguous destination directly, through a view with the reduced dims kept.
 Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vector<int64_t>& dims,
-                 bool keepdim) {
+                 bool keepdim, Tensor* into = nullptr) {
   profiler::OpScope scope(name);
   scope.inputs({&a});
   check_defined(a, name);
@@ -72,13 +75,22 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
     fail<IndexError>(name, "expected every reduced dim to have non-zero size, got shape ",
                      a.shape(), " reducing dims ", Shape(dims));
   }
-  Tensor out = make_tensor(keep, out_dtype, a.device());
+  Tensor target, out;
+  if (into) {
+    target = out_target(name, *into, keepdim ? keep : drop_reduced(keep, mask), out_dtype,
+                        a.device(), {&a});
+    if (!target.is_contiguous()) target = make_tensor(target.shape(), out_dtype, a.device());
+    out = make_view(target, keep, contiguous_strides(keep), target.offset());
+  } else {
+    out = make_tensor(keep, out_dtype, a.device());
+  }
   if (out.numel() > 0) {
     if (a.numel() == 0)
       backend_for(a.device()).fill(out, Scalar(reduce_op_info(op).empty_value));
     else
       backend_for(a.device()).reduce(op, a, mask, out);
   }
+  if (into) return finish_out(*into, target);
   return squeeze_reduced(out, mask, keepdim);
 }
 
@@ -169,6 +181,28 @@ Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 }
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce_op(ArgReduceOp::ArgMin, "tl::argmin", a, dim, keepdim);
+}
+
+// The out= forms.
+Tensor& sum_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
+  reduce_op(ReduceOp::Sum, "tl::sum", a, dims.dims, keepdim, &out);
+  return out;
+}
+Tensor& prod_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
+  reduce_op(ReduceOp::Prod, "tl::prod", a, dims.dims, keepdim, &out);
+  return out;
+}
+Tensor& mean_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
+  reduce_op(ReduceOp::Mean, "tl::mean", a, dims.dims, keepdim, &out);
+  return out;
+}
+Tensor& amax_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
+  reduce_op(ReduceOp::Max, "tl::amax", a, dims.dims, keepdim, &out);
+  return out;
+}
+Tensor& amin_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
+  reduce_op(ReduceOp::Min, "tl::amin", a, dims.dims, keepdim, &out);
+  return out;
 }
 
 }  // namespace tensorlet

@@ -35,4 +35,13 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor all(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 Tensor any(const Tensor& a, const DimList& dims = {}, bool keepdim = false);
 
+// out= forms: write into `out` (an empty one is resized to the result's shape, as torch;
+// otherwise it must have that shape and take the result's dtype), allocating nothing when it is
+// contiguous and of the result's dtype.
+Tensor& sum_out(Tensor& out, const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor& prod_out(Tensor& out, const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor& mean_out(Tensor& out, const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor& amax_out(Tensor& out, const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+Tensor& amin_out(Tensor& out, const Tensor& a, const DimList& dims = {}, bool keepdim = false);
+
 }  // namespace tensorlet
