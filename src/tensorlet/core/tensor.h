@@ -186,6 +186,9 @@ class Tensor {
   Tensor isnan() const;
   Tensor isinf() const;
   Tensor isfinite() const;
+  // masked_fill_(mask, value): value where mask (bool, broadcast to this shape) is true.
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   // clamp_(min, max): min(max(x, min), max) in place; either bound may be absent.
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 
@@ -215,6 +218,20 @@ class Tensor {
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;
   Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  // Shape ops (ops/shape_ops.h).
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor broadcast_to(const Shape& shape) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor repeat(const Shape& repeats) const;
+  Tensor tile(const Shape& reps) const;
+  Tensor flip(const DimList& dims) const;
+  Tensor roll(const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims = {}) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
 

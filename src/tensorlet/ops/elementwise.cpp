@@ -358,6 +358,47 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   return out;
 }
 
+// masked_fill: `value` where mask is true, a elsewhere, in a's dtype (value converted to it, as
+// torch); with `into` (masked_fill_, into == &a) written into a, whose shape the mask must
+// broadcast to.
+Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
+                      Tensor* into = nullptr) {
+  const char* name = into ? "tl::masked_fill_" : "tl::masked_fill";
+  profiler::OpScope scope(name);
+  scope.inputs({&a, &mask, value.tensor});
+  check_defined(a, name);
+  check_defined(mask, name);
+  if (mask.dtype() != kBool)
+    fail<DTypeError>(name, "only supports boolean masks, but got mask with dtype ", mask.dtype());
+  check_device(name, a, mask);
+  Device device = a.device();
+  Shape shape = broadcast_shapes(a.shape(), mask.shape(), name);
+  if (into && shape != a.shape())
+    fail<ShapeError>(name, "mask of shape ", mask.shape(), " does not broadcast to the shape ",
+                     a.shape(), " of the tensor written");
+  if (into && has_internal_overlap(a))
+    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                     a.shape(), " strides ", a.strides());
+  Tensor hv, hc, ha, hvv;
+  ElementwiseArg fill(Scalar{});
+  if (value.tensor) {
+    check_defined(*value.tensor, name);
+    if (value.tensor->dim() != 0)
+      fail<ShapeError>(name, "only supports a 0-dimensional value tensor, but got tensor with ",
+                       value.tensor->dim(), " dimension(s)");
+    hv = value.tensor->to(a.dtype()).to(device);  // a CPU number may fill a device tensor
+    fill = prepare(hv, a.dtype(), shape, hvv);
+  } else {
+    fill = ElementwiseArg(
+        dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(value.scalar.to<T>()); }));
+  }
+  const Tensor& tc = prepare(mask, kBool, shape, hc);
+  const Tensor& ta = prepare(a, a.dtype(), shape, ha);
+  Tensor out = into ? *into : make_tensor(shape, a.dtype(), device);
+  if (out.numel() > 0) backend_for(device).where(tc, fill, ta, out);
+  return out;
+}
+
 // A clamp bound as given, or nullptr for a scalar bound beyond an integer dtype's range on the side
 // where it clamps nothing (max = 1 << 40 on int32), as torch; a scalar bound out of range on the
 // other side, or beyond float32's, is refused rather than wrapped.
@@ -522,6 +563,26 @@ Tensor softplus(const Tensor& a, double beta, double threshold) {
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   Operand lo = min ? of(*min) : Operand{}, hi = max ? of(*max) : Operand{};
   clamp_op(*this, min ? &lo : nullptr, max ? &hi : nullptr, this);
+  return *this;
+}
+
+// ---- masked_fill ----
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
+  return masked_fill_op(a, mask, of(value));
+}
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
+  return masked_fill_op(a, mask, of(value));
+}
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  return masked_fill_op(*this, mask, of(value));
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  masked_fill_op(*this, mask, of(value), this);
+  return *this;
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  masked_fill_op(*this, mask, of(value), this);
   return *this;
 }
 

@@ -145,6 +145,11 @@ Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
 Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
 Tensor where(const Tensor& cond, Scalar a, Scalar b);
 
+// masked_fill(a, mask, value): value where the bool mask is true, a elsewhere; the result has a's
+// dtype (value converted to it) and the broadcast shape. value: a number or a 0-dim tensor.
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+
 // clamp(a, min, max): at least one bound; min > max gives max everywhere, as torch.clamp.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max);

@@ -4,6 +4,7 @@
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/numerics.h"
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/shape_ops.h"
 
 namespace tensorlet {
 
@@ -71,5 +72,30 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return tensorlet::gather(*this, dim, index);
 }
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return tensorlet::split(*this, split_size, dim);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
+  return tensorlet::chunk(*this, chunks, dim);
+}
+std::vector<Tensor> Tensor::unbind(int64_t dim) const { return tensorlet::unbind(*this, dim); }
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return tensorlet::movedim(*this, source, destination);
+}
+Tensor Tensor::broadcast_to(const Shape& shape) const {
+  return tensorlet::broadcast_to(*this, shape);
+}
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return tensorlet::diagonal(*this, offset, dim1, dim2);
+}
+Tensor Tensor::repeat(const Shape& repeats) const { return tensorlet::repeat(*this, repeats); }
+Tensor Tensor::tile(const Shape& reps) const { return tensorlet::tile(*this, reps); }
+Tensor Tensor::flip(const DimList& dims) const { return tensorlet::flip(*this, dims); }
+Tensor Tensor::roll(const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) const {
+  return tensorlet::roll(*this, shifts, dims);
+}
+Tensor Tensor::tril(int64_t diagonal) const { return tensorlet::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return tensorlet::triu(*this, diagonal); }
 
 }  // namespace tensorlet
