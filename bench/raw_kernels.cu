@@ -1,5 +1,8 @@
-// Raw floor kernels for bench_cuda: what tensorlet's launches and elementwise kernels compete with.
+// Raw floor kernels for bench_cuda: what tensorlet's launches, elementwise kernels and sorts
+// compete with.
 #include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 
 #include "raw_kernels.h"
 
@@ -35,6 +38,22 @@ void launch_add(const float* a, const float* b, float* out, int64_t n, cudaStrea
   add_kernel<<<blocks, kThreads, 0, stream>>>(
       reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
       reinterpret_cast<float4*>(out), n4, a + 4 * n4, b + 4 * n4, out + 4 * n4, tail);
+}
+
+cudaError_t sort_pairs(void* temp, size_t& temp_bytes, const float* keys_in, float* keys_out,
+                       const int64_t* values_in, int64_t* values_out, int64_t n,
+                       cudaStream_t stream) {
+  return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out,
+                                         n, 0, 32, stream);
+}
+
+cudaError_t segmented_sort_pairs(void* temp, size_t& temp_bytes, const float* keys_in,
+                                 float* keys_out, const int64_t* values_in, int64_t* values_out,
+                                 int64_t n, int64_t segments, const int* offsets,
+                                 cudaStream_t stream) {
+  return cub::DeviceSegmentedRadixSort::SortPairs(
+      temp, temp_bytes, keys_in, keys_out, values_in, values_out, static_cast<int>(n),
+      static_cast<int>(segments), offsets, offsets + 1, 0, 32, stream);
 }
 
 }  // namespace bench

@@ -1,4 +1,5 @@
-// Raw floors for bench_cuda: an empty kernel launch and a float4 add, with no tensorlet in between.
+// Raw floors for bench_cuda: an empty kernel launch, a float4 add and CUB's sorts, with no
+// tensorlet in between.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,5 +12,17 @@ namespace bench {
 void launch_empty(cudaStream_t stream);
 // out = a + b over n floats with 16-byte loads and stores; pointers must be 16-byte aligned.
 void launch_add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream);
+
+// CUB's radix sort of n (float key, int64 value) pairs, ascending, as CUB documents its use: with
+// temp == nullptr only temp_bytes is set. The floor of row O2's 1-D sort.
+cudaError_t sort_pairs(void* temp, size_t& temp_bytes, const float* keys_in, float* keys_out,
+                       const int64_t* values_in, int64_t* values_out, int64_t n,
+                       cudaStream_t stream);
+// The same per segment [offsets[i], offsets[i + 1]) of `segments` rows (int offsets, on the
+// device): the floor of row O2's sort along the last dim.
+cudaError_t segmented_sort_pairs(void* temp, size_t& temp_bytes, const float* keys_in,
+                                 float* keys_out, const int64_t* values_in, int64_t* values_out,
+                                 int64_t n, int64_t segments, const int* offsets,
+                                 cudaStream_t stream);
 
 }  // namespace bench

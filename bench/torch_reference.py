@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O3).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
@@ -227,6 +227,29 @@ def softmax():
     torch.cuda.empty_cache()
 
 
+def ordering():
+    """O2: sort with indices (torch.sort returns both); O3: topk. Per-call times, as bench_cuda."""
+    iters = 5
+
+    def repeat(op):
+        def body():
+            for _ in range(iters):
+                op()
+        return events(body)
+
+    x = torch.rand(1 << 24, device="cuda")
+    (t,) = medians([repeat(lambda: torch.sort(x))])
+    row("O2", "sort of 16M float32", t / iters * 1e6, "us")
+    m = torch.rand(4096, 4096, device="cuda")
+    (t,) = medians([repeat(lambda: torch.sort(m, -1))])
+    row("O2", "sort(-1) of [4096, 4096] float32", t / iters * 1e6, "us")
+    y = torch.rand(1024, 32768, device="cuda")
+    (t,) = medians([repeat(lambda: torch.topk(y, 100))])
+    row("O3", "topk(100) of [1024, 32768] float32", t / iters * 1e6, "us")
+    del x, m, y
+    torch.cuda.empty_cache()
+
+
 def read_ours(path):
     """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -282,6 +305,7 @@ def main():
     half_bandwidth()
     tf32_gemm()
     softmax()
+    ordering()
     if args.ours:
         compare(args.ours)
     return 0

@@ -95,6 +95,11 @@ enum class Op {
   Logsumexp,
   Var,
   Std,
+  // ordering along a dim
+  Sort,
+  Argsort,
+  Topk,
+  Kthvalue,
   Matmul,
   Cat,
   Stack,
@@ -120,6 +125,7 @@ inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalXor; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
 inline bool is_numerics(Op op) { return op >= Op::Softmax && op <= Op::Std; }
+inline bool is_ordering(Op op) { return op >= Op::Sort && op <= Op::Kthvalue; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -162,9 +168,14 @@ struct Case {
   Form form = Form::TT;
   bool has_lo = true, has_hi = true;  // clamp bounds
   Dims dims;                          // reduction dims; reshape/view target shape
-  std::optional<int64_t> dim;         // argmax/argmin/softmax/cat/stack/index_select/gather dim
-  double correction = 1;              // var/std
+  std::optional<int64_t> dim;  // argmax/argmin/softmax/cat/stack/index_select/gather/sort... dim
+  double correction = 1;       // var/std
   bool keepdim = false;
+  int64_t k = 1;                // topk (how many), kthvalue (1-based rank)
+  bool descending = false;      // sort/argsort
+  bool stable = false;          // sort/argsort
+  bool largest = true;          // topk
+  bool sorted = true;           // topk
   DType target = tl::kFloat32;  // to(dtype)
 };
 

@@ -415,6 +415,21 @@ Case generate_case(uint64_t seed, const Known& known) {
       c.keepdim = r.chance(0.5);
       if (op != Op::Logsumexp) c.correction = static_cast<double>(r.uniform(0, 2));
     }
+  } else if (is_ordering(op)) {
+    const Dims s = shape();
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    const int64_t nd = static_cast<int64_t>(s.size());
+    const int64_t span = std::max<int64_t>(nd, 1);
+    c.dim = r.uniform(-span, span - 1);
+    const int64_t n = nd == 0 ? 1 : s[(*c.dim + span) % span];
+    if (r.chance(0.03)) c.dim = span;
+    c.descending = r.chance(0.5);
+    c.stable = r.chance(0.5);
+    c.largest = r.chance(0.5);
+    c.sorted = r.chance(0.7);
+    c.keepdim = r.chance(0.5);
+    c.k = op == Op::Kthvalue ? r.uniform(1, std::max<int64_t>(n, 1)) : r.uniform(0, n);
+    if (r.chance(0.03)) c.k = r.chance(0.5) ? n + 1 : (op == Op::Kthvalue ? 0 : -1);
   } else if (op == Op::Matmul) {
     DType d = random_nonbool_dtype(r);
     DType db = r.chance(0.93) ? d : random_dtype(r);

@@ -907,6 +907,69 @@ void run_numerics(Ctx& x) {
   x.res.rtol = float_tol(od, 8 * eps, 8 * eps);
 }
 
+// sort / argsort / topk / kthvalue along a dim: each row (the elements sharing every other index)
+// in torch's order, NaN above everything, ties in position order (a stable sort). Unstable
+// argsort is compared through the values its indices pick, topk(sorted = false) after sorting
+// its values (runner.cpp), so the stable order is the reference for every case.
+void run_ordering(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  const auto d = wrap(*x.c.dim, nd);
+  if (!d) throw Raise{"dim out of range"};
+  const int64_t n = nd == 0 ? 1 : a.shape[*d];
+  const int64_t k = x.c.k;
+  if (op == Op::Topk && (k < 0 || k > n)) throw Raise{"topk: k out of range"};
+  if (op == Op::Kthvalue && n == 0) throw Raise{"kthvalue over an empty dim"};
+  if (op == Op::Kthvalue && (k < 1 || k > n)) throw Raise{"kthvalue: k out of range"};
+  // torch's topk and kthvalue kernels are not built for bool.
+  if ((op == Op::Topk || op == Op::Kthvalue) && a.dtype == tl::kBool)
+    throw Raise{"topk/kthvalue of bool"};
+  const bool descending = op == Op::Topk       ? x.c.largest
+                          : op == Op::Kthvalue ? false
+                                               : x.c.descending;
+  const bool floating = is_float(a.dtype);
+  auto before = [&](const V& p, const V& q) {
+    if (!floating) return descending ? p.i > q.i : p.i < q.i;
+    const bool pn = std::isnan(p.f), qn = std::isnan(q.f);
+    if (pn || qn) return descending ? pn && !qn : !pn && qn;
+    return descending ? p.f > q.f : p.f < q.f;
+  };
+  std::vector<bool> mask(nd, false);
+  if (nd > 0) mask[*d] = true;
+  // Each row's flat input indices in position order, and each element's position along d.
+  std::vector<std::vector<int64_t>> rows(numel_of(reduced_shape(a.shape, mask, false)));
+  std::vector<int64_t> pos(a.v.size(), 0);
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    rows[out_index(idx, a.shape, mask)].push_back(flat);
+    if (nd > 0) pos[flat] = idx[*d];
+  });
+  for (auto& r : rows)
+    std::stable_sort(r.begin(), r.end(),
+                     [&](int64_t p, int64_t q) { return before(a.v[p], a.v[q]); });
+  Dims oshape = a.shape;
+  int64_t first = 0;
+  if (op == Op::Topk && nd > 0) oshape[*d] = k;  // a 0-dim input stays 0-dim (k 0 or 1)
+  if (op == Op::Kthvalue) {
+    oshape = reduced_shape(a.shape, mask, x.c.keepdim);
+    first = k - 1;
+  }
+  const bool positions = op == Op::Argsort && x.c.stable;
+  HostArray& out = x.res.out;
+  out = {positions ? tl::kInt64 : a.dtype, oshape, std::vector<V>(numel_of(oshape))};
+  for_each_index(oshape, [&](int64_t flat, const Dims& idx) {
+    int64_t row = 0, rank = 0;
+    if (op == Op::Kthvalue && !x.c.keepdim) {
+      row = flat;  // the other dims, in order
+    } else if (nd > 0) {
+      row = out_index(idx, oshape, mask);
+      rank = idx[*d];
+    }
+    const int64_t src = rows[row][first + rank];
+    out.v[flat] = positions ? V{pos[src], 0.0} : a.v[src];
+  });
+}
+
 void run_matmul(Ctx& x) {
   const HostArray &a = x.in[0], &b = x.in[1];
   if (a.dtype != b.dtype) throw Raise{"matmul of different dtypes"};
@@ -1380,6 +1443,8 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_reduction(x);
     else if (is_numerics(op))
       run_numerics(x);
+    else if (is_ordering(op))
+      run_ordering(x);
     else if (op == Op::Matmul)
       run_matmul(x);
     else if (op == Op::Cat || op == Op::Stack)

@@ -145,6 +145,15 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
        << (c.keepdim ? "true" : "false") << ")";
   } else if (op == Op::Softmax || op == Op::LogSoftmax) {
     os << "tl::" << op_name(op) << "(" << t() << ", " << *c.dim << ")";
+  } else if (op == Op::Sort || op == Op::Argsort) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << *c.dim << ", "
+       << (c.descending ? "true" : "false") << ", " << (c.stable ? "true" : "false") << ")";
+  } else if (op == Op::Topk) {
+    os << "tl::topk(" << t() << ", " << c.k << ", " << *c.dim << ", "
+       << (c.largest ? "true" : "false") << ", " << (c.sorted ? "true" : "false") << ")";
+  } else if (op == Op::Kthvalue) {
+    os << "tl::kthvalue(" << t() << ", " << c.k << ", " << *c.dim << ", "
+       << (c.keepdim ? "true" : "false") << ")";
   } else if (op == Op::Var || op == Op::Std) {
     os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", " << c.correction
        << ", " << (c.keepdim ? "true" : "false") << ")";

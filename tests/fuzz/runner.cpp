@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <sstream>
 #include <type_traits>
 
@@ -224,6 +225,55 @@ tl::Tensor run_reduction(Op op, const tl::Tensor& a, const Case& c) {
 }
 
 // Runs the op on built inputs; for copy_/fill_ the result is the destination's base.
+// The ordering ops' indices, checked on the device that made them (their order among equal
+// elements is free unless the sort is stable): each picks its value out of x along dim, and a
+// full-length result's indices are a permutation of each row. A failure is an untyped error,
+// which the comparison reports.
+void check_picks(const tl::Tensor& x, int64_t dim, const tl::Tensor& values,
+                 const tl::Tensor& indices, bool permutation) {
+  if (x.dim() == 0 || indices.numel() == 0) return;
+  const int64_t d = dim < 0 ? dim + x.dim() : dim;
+  const HostArray want = read_tensor(values), got = read_tensor(tl::gather(x, d, indices));
+  for (size_t i = 0; i < want.v.size(); ++i)
+    if (!same_value(want.v[i], got.v[i], want.dtype))
+      throw std::logic_error("index " + std::to_string(i) + " does not point at its value");
+  if (!permutation) return;
+  const HostArray sorted = read_tensor(tl::sort(indices, d).values);
+  for_each_index(sorted.shape, [&](int64_t flat, const Dims& idx) {
+    if (sorted.v[flat].i != idx[d]) throw std::logic_error("indices are not a permutation");
+  });
+}
+
+tl::Tensor run_ordering(const Case& c, const tl::Tensor& x) {
+  const int64_t dim = *c.dim;
+  switch (c.op) {
+    case Op::Sort: {
+      auto [v, i] = tl::sort(x, dim, c.descending, c.stable);
+      check_picks(x, dim, v, i, true);
+      return v;
+    }
+    case Op::Argsort: {
+      tl::Tensor i = tl::argsort(x, dim, c.descending, c.stable);
+      if (c.stable || x.dim() == 0) return c.stable ? i : x.clone();
+      check_picks(x, dim, tl::gather(x, dim, i), i, true);
+      return tl::gather(x, dim, i);  // unstable: compared through the values it picks
+    }
+    case Op::Topk: {
+      auto [v, i] = tl::topk(x, c.k, dim, c.largest, c.sorted);
+      check_picks(x, dim, v, i, false);
+      // Unsorted: compared as the same elements in order.
+      return c.sorted || x.dim() == 0 ? v : tl::sort(v, dim, c.largest).values;
+    }
+    default: {
+      auto [v, i] = tl::kthvalue(x, c.k, dim, c.keepdim);
+      const int64_t d = x.dim() == 0 ? 0 : (dim < 0 ? dim + x.dim() : dim);
+      if (x.dim() > 0)
+        check_picks(x, d, c.keepdim ? v : v.unsqueeze(d), c.keepdim ? i : i.unsqueeze(d), false);
+      return v;
+    }
+  }
+}
+
 tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
   const Op op = c.op;
   auto t = [&](size_t i) -> const tl::Tensor& { return in[i].view; };
@@ -266,6 +316,7 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
     return tl::clamp(t(0), lo, hi);
   }
   if (is_reduction(op)) return run_reduction(op, t(0), c);
+  if (is_ordering(op)) return run_ordering(c, t(0));
   switch (op) {
     case Op::Softmax:
       return tl::softmax(t(0), *c.dim);

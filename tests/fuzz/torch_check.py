@@ -134,6 +134,23 @@ def run(c):
     if op in ("var", "std"):
         dims = c["dims"] if c["dims"] else None
         return getattr(torch, op)(ins[0], dims, correction=c["correction"], keepdim=c["keepdim"])
+    if op in ("sort", "argsort"):
+        kw = dict(dim=c["dim"], descending=bool(c["descending"]), stable=bool(c["stable"]))
+        if op == "sort":
+            return torch.sort(ins[0], **kw).values
+        i = torch.argsort(ins[0], **kw)
+        if kw["stable"]:
+            return i
+        # an unstable order is compared through the values it picks (the fuzzer's runner does so)
+        return ins[0].clone() if ins[0].dim() == 0 else torch.gather(ins[0], c["dim"], i)
+    if op == "topk":
+        largest = bool(c["largest"])
+        v = torch.topk(ins[0], c["k"], dim=c["dim"], largest=largest, sorted=bool(c["sorted"])).values
+        if not c["sorted"] and v.dim() > 0:
+            v = torch.sort(v, dim=c["dim"], descending=largest).values
+        return v
+    if op == "kthvalue":
+        return torch.kthvalue(ins[0], c["k"], dim=c["dim"], keepdim=c["keepdim"]).values
     if op in ("argmax", "argmin"):
         return getattr(torch, op)(ins[0], c["dim"], keepdim=c["keepdim"])
     if op == "matmul":

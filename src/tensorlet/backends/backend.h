@@ -84,6 +84,21 @@ class Backend {
   // softmax over dim 0 costs no transposing copies. float16/bfloat16 compute in float and round
   // once; the row max is subtracted before exp.
   virtual void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out) = 0;
+  // Ordering ops (ops/ordering.cpp). `in` is contiguous [rows, n], rows >= 1 and n >= 1: the
+  // front-end moves the op's dim last. Outputs are contiguous, values of in's dtype, indices
+  // int64 positions within the row. The order is order_key's (backends/math/order_key.h: NaN
+  // largest, -0.0 == 0.0) and every kernel breaks ties by position, so results are the stable
+  // sort's on every backend.
+  // sort: values and indices [rows, n], each row ascending (descending: largest first).
+  virtual void sort(const Tensor& in, bool descending, const Tensor& values,
+                    const Tensor& indices) = 0;
+  // topk: the k (1 <= k <= n) largest (or smallest) of each row into [rows, k]; sorted: largest
+  // (smallest) first, else in any order.
+  virtual void topk(const Tensor& in, int64_t k, bool largest, bool sorted, const Tensor& values,
+                    const Tensor& indices) = 0;
+  // kthvalue: the k-th smallest (1 <= k <= n) of each row into values and indices [rows].
+  virtual void kthvalue(const Tensor& in, int64_t k, const Tensor& values,
+                        const Tensor& indices) = 0;
   // Index of the first max/min along `dim` (or over everything flattened when dim is empty);
   // out int64 with keepdim shape.
   virtual void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,

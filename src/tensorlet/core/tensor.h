@@ -214,6 +214,11 @@ class Tensor {
   Tensor logsumexp(const DimList& dims, bool keepdim = false) const;
   Tensor var(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
   Tensor std(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
+  // sort, argsort, topk and kthvalue (ops/ordering.h): auto [v, i] = x.sort(-1, true);
+  ValuesIndices sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  ValuesIndices topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  ValuesIndices kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;
@@ -250,7 +255,7 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// What torch.max(x, dim), torch.min(x, dim) (and later sort, topk) return: the values and their
+// What torch.max(x, dim), torch.min(x, dim), sort, topk and kthvalue return: the values and their
 // int64 indices along the dim, as a struct that structured bindings unpack.
 struct ValuesIndices {
   Tensor values;

@@ -3,6 +3,7 @@
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/numerics.h"
+#include "tensorlet/ops/ordering.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/shape_ops.h"
 
@@ -59,6 +60,18 @@ Tensor Tensor::var(const DimList& dims, double correction, bool keepdim) const {
 }
 Tensor Tensor::std(const DimList& dims, double correction, bool keepdim) const {
   return tensorlet::std(*this, dims, correction, keepdim);
+}
+ValuesIndices Tensor::sort(int64_t dim, bool descending, bool stable) const {
+  return tensorlet::sort(*this, dim, descending, stable);
+}
+Tensor Tensor::argsort(int64_t dim, bool descending, bool stable) const {
+  return tensorlet::argsort(*this, dim, descending, stable);
+}
+ValuesIndices Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return tensorlet::topk(*this, k, dim, largest, sorted);
+}
+ValuesIndices Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return tensorlet::kthvalue(*this, k, dim, keepdim);
 }
 Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }

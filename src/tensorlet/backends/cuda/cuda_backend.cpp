@@ -74,6 +74,20 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::softmax(in, dim, log, out);
   }
+  void sort(const Tensor& in, bool descending, const Tensor& values,
+            const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(in));
+    cuda::sort(in, descending, values, indices);
+  }
+  void topk(const Tensor& in, int64_t k, bool largest, bool sorted, const Tensor& values,
+            const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(in));
+    cuda::topk(in, k, largest, sorted, values, indices);
+  }
+  void kthvalue(const Tensor& in, int64_t k, const Tensor& values, const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(in));
+    cuda::kthvalue(in, k, values, indices);
+  }
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::matmul(a, b, out);

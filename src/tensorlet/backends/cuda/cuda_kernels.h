@@ -28,6 +28,11 @@ void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
 // cuda_softmax.cu
 void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out);
+// cuda_sort.cu, cuda_topk.cu (CUB radix sorts; a block radix select for topk)
+void sort(const Tensor& in, bool descending, const Tensor& values, const Tensor& indices);
+void topk(const Tensor& in, int64_t k, bool largest, bool sorted, const Tensor& values,
+          const Tensor& indices);
+void kthvalue(const Tensor& in, int64_t k, const Tensor& values, const Tensor& indices);
 // cuda_matmul.cu (cuBLAS, and a small-matrix kernel)
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // cuda_index.cu (nonzero and masked_select synchronize for their output size)
