@@ -20,6 +20,7 @@
 #include "tensorlet/ops/numerics.h"
 #include "tensorlet/ops/random.h"
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/scan.h"
 #include "tensorlet/core/scalar.h"
 #include "tensorlet/core/shape.h"
 #include "tensorlet/core/tensor.h"

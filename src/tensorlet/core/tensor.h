@@ -206,6 +206,11 @@ class Tensor {
   Tensor logsumexp(const DimList& dims, bool keepdim = false) const;
   Tensor var(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
   Tensor std(const DimList& dims = {}, double correction = 1, bool keepdim = false) const;
+  // cumsum, cumprod, cummax and cummin along dim (ops/scan.h).
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  ValuesIndices cummax(int64_t dim) const;  // auto [v, i] = x.cummax(1);
+  ValuesIndices cummin(int64_t dim) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;

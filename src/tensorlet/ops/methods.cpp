@@ -4,6 +4,7 @@
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/numerics.h"
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/scan.h"
 
 namespace tensorlet {
 
@@ -59,6 +60,14 @@ Tensor Tensor::var(const DimList& dims, double correction, bool keepdim) const {
 Tensor Tensor::std(const DimList& dims, double correction, bool keepdim) const {
   return tensorlet::std(*this, dims, correction, keepdim);
 }
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::cumsum(*this, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::cumprod(*this, dim, dtype);
+}
+ValuesIndices Tensor::cummax(int64_t dim) const { return tensorlet::cummax(*this, dim); }
+ValuesIndices Tensor::cummin(int64_t dim) const { return tensorlet::cummin(*this, dim); }
 Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::nonzero() const { return tensorlet::nonzero(*this); }

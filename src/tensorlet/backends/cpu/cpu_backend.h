@@ -19,7 +19,11 @@ class CpuBackend final : public Backend {
   void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,
                   const Tensor& out) override;  // cpu_reduce.cpp
   void softmax(const Tensor& in, int64_t dim, bool log,
-               const Tensor& out) override;                                   // cpu_softmax.cpp
+               const Tensor& out) override;  // cpu_softmax.cpp
+  void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values,
+            const Tensor& indices) override;  // cpu_scan.cpp
+  void median(const Tensor& in, const Tensor& values,
+              const Tensor& indices) override;                                // cpu_median.cpp
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_matmul.cpp
   Tensor nonzero(const Tensor& in) override;                                  // cpu_index.cpp
   Tensor masked_select(const Tensor& in, const Tensor& mask) override;        // cpu_index.cpp

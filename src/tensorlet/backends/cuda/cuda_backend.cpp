@@ -70,6 +70,15 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::softmax(in, dim, log, out);
   }
+  void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values,
+            const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(values));
+    cuda::scan(op, in, dim, values, indices);
+  }
+  void median(const Tensor& in, const Tensor& values, const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(values));
+    cuda::median(in, values, indices);
+  }
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::matmul(a, b, out);

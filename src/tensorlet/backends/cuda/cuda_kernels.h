@@ -27,6 +27,10 @@ void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
 // cuda_softmax.cu
 void softmax(const Tensor& in, int64_t dim, bool log, const Tensor& out);
+// cuda_scan.cu (CUB's single-pass scan for long rows, block and warp scans, a column kernel)
+void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values, const Tensor& indices);
+// cuda_median.cu (a radix selection per row, one block each)
+void median(const Tensor& in, const Tensor& values, const Tensor& indices);
 // cuda_matmul.cu (cuBLAS, and a small-matrix kernel)
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // cuda_index.cu (nonzero and masked_select synchronize for their output size)
