@@ -95,6 +95,14 @@ enum class Op {
   Logsumexp,
   Var,
   Std,
+  // scans along a dim; norms, NaN-skipping sums and non-zero counts over dims
+  Cumsum,
+  Cumprod,
+  Cummax,
+  Cummin,
+  Norm,
+  Nansum,
+  CountNonzero,
   Matmul,
   Cat,
   Stack,
@@ -120,6 +128,8 @@ inline bool is_unary(Op op) { return op <= Op::LogicalNot; }
 inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalXor; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
 inline bool is_numerics(Op op) { return op >= Op::Softmax && op <= Op::Std; }
+inline bool is_scan(Op op) { return op >= Op::Cumsum && op <= Op::Cummin; }
+inline bool is_more_reduction(Op op) { return op >= Op::Norm && op <= Op::CountNonzero; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -162,8 +172,11 @@ struct Case {
   Form form = Form::TT;
   bool has_lo = true, has_hi = true;  // clamp bounds
   Dims dims;                          // reduction dims; reshape/view target shape
-  std::optional<int64_t> dim;         // argmax/argmin/softmax/cat/stack/index_select/gather dim
+  std::optional<int64_t> dim;         // argmax/argmin/softmax/scans/cat/stack/index_select/gather
   double correction = 1;              // var/std
+  std::optional<DType> dtype;         // cumsum/cumprod's dtype argument
+  double p = 2;                       // norm
+  bool indices = false;               // cummax/cummin: the result checked is the indices
   bool keepdim = false;
   DType target = tl::kFloat32;  // to(dtype)
 };

@@ -55,7 +55,10 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
      << forms[static_cast<int>(c.form)] << "\",\"has_lo\":" << c.has_lo
      << ",\"has_hi\":" << c.has_hi << ",\"dims\":" << list(c.dims)
      << ",\"dim\":" << (c.dim ? std::to_string(*c.dim) : "null") << ",\"keepdim\":" << c.keepdim
-     << ",\"correction\":" << c.correction << ",\"target\":\"" << c.target << "\",\"inputs\":[";
+     << ",\"correction\":" << c.correction << ",\"p\":" << num(c.p) << ",\"indices\":" << c.indices
+     << ",\"dtype\":"
+     << (c.dtype ? "\"" + std::string(tl::dtype_name(*c.dtype)) + "\"" : std::string("null"))
+     << ",\"target\":\"" << c.target << "\",\"inputs\":[";
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Input& in = c.inputs[i];
     os << (i ? "," : "") << "{\"dtype\":\"" << in.dtype
