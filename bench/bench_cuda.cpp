@@ -1,5 +1,5 @@
 // CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
-// 12), O1's softmax (issue 14), each against a raw floor measured in the same run.
+// 12), O1's softmax and O4's cumsum (issue 14), each against a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -497,6 +497,34 @@ void bench_softmax() {
   }
 }
 
+// ---- O4: cumsum of a long 1-D tensor vs the device-to-device copy rate ---------------------
+
+void bench_cumsum() {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  // One row of 64M float32: CUB's single-pass decoupled look-back scan reads x once and writes
+  // the result once, the traffic of a copy.
+  constexpr int64_t n = int64_t{64} << 20;
+  tl::Tensor x = rand_of({n}, tl::kFloat32);
+  tl::Tensor dst = tl::empty_like(x);
+  const double bytes = 4.0 * n;
+  auto t = interleaved_medians(7, 2,
+                               {iters([&] {
+                                  CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                }),
+                                iters([&] { g_sink = g_sink + tl::cumsum(x, 0).numel(); })});
+  const double copy = 2 * bytes * kIters / t[0] / 1e9;
+  const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
+  row("O4", "cumsum of 64M float32", fmt("%.0f GB/s", gbs), fmt("D2D copy %.0f GB/s", copy),
+      gbs / copy, ">= 0.8x", gbs / copy >= 0.8);
+  std::printf("    cumsum of 64M float32: %.1f us per call\n", t[1] / kIters * 1e6);
+}
+
 bool wanted(int argc, char** argv, const char* id) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -559,6 +587,7 @@ int main(int argc, char** argv) {
   if (h2 || h3) section("H2", [&] { bench_half_bandwidth(h2, h3); });
   if (wanted(argc, argv, "TF32")) section("TF32", [] { bench_tf32_gemm(); });
   if (wanted(argc, argv, "O1")) section("O1", [] { bench_softmax(); });
+  if (wanted(argc, argv, "O4")) section("O4", [] { bench_cumsum(); });
   section("end", [] { tl::cuda::synchronize(); });
 
   std::printf(
@@ -569,6 +598,6 @@ int main(int argc, char** argv) {
       "       H2, H3 = our GB/s / D2D copy GB/s; TF32 = our TFLOP/s / cublasSgemm in TF32 mode,\n"
       "       with tl::set_float32_matmul_precision(\"high\") for that row only; O1 = softmax "
       "GB/s\n"
-      "       (read + write) / D2D copy GB/s\n");
+      "       (read + write) / D2D copy GB/s; O4 = cumsum GB/s (read + write) / D2D copy GB/s\n");
   return failed == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1, O4).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
@@ -227,6 +227,19 @@ def softmax():
     torch.cuda.empty_cache()
 
 
+def cumsum():
+    iters = 5
+    x = torch.rand(64 << 20, device="cuda")
+
+    def body():
+        for _ in range(iters):
+            torch.cumsum(x, 0)
+    (t,) = medians([events(body)])
+    row("O4", "cumsum of 64M float32", 2 * 4.0 * x.numel() * iters / t / 1e9, "GB/s")
+    del x
+    torch.cuda.empty_cache()
+
+
 def read_ours(path):
     """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -282,6 +295,7 @@ def main():
     half_bandwidth()
     tf32_gemm()
     softmax()
+    cumsum()
     if args.ours:
         compare(args.ours)
     return 0
