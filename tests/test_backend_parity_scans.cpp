@@ -25,7 +25,7 @@ Tol scan_tol(DType result, int64_t n, bool prod) {
   const double k = static_cast<double>(n);
   if (result == tl::kFloat64)
     return prod ? Tol{1e-12 + 4e-16 * k, 1e-300} : Tol{1e-12, 1e-15 * (1 + k)};
-  if (is_half(result)) return widen_for(Tol{1e-6, prod ? 1e-7 : 1e-5 + 1.2e-7 * k}, result);
+  if (is_half(result)) return widen_for(Tol{1e-6, prod ? 1e-7 : 1e-5 + 5e-7 * k}, result);
   return prod ? Tol{1e-6, 1e-40} : Tol{1e-6, 1e-12 + 1e-15 * k};
 }
 
