@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O3).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O4).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
@@ -247,6 +247,16 @@ def ordering():
     (t,) = medians([repeat(lambda: torch.topk(y, 100))])
     row("O3", "topk(100) of [1024, 32768] float32", t / iters * 1e6, "us")
     del x, m, y
+def cumsum():
+    iters = 5
+    x = torch.rand(64 << 20, device="cuda")
+
+    def body():
+        for _ in range(iters):
+            torch.cumsum(x, 0)
+    (t,) = medians([events(body)])
+    row("O4", "cumsum of 64M float32", 2 * 4.0 * x.numel() * iters / t / 1e9, "GB/s")
+    del x
     torch.cuda.empty_cache()
 
 
@@ -306,6 +316,7 @@ def main():
     tf32_gemm()
     softmax()
     ordering()
+    cumsum()
     if args.ours:
         compare(args.ours)
     return 0

@@ -1,6 +1,7 @@
 // Bad-input suite, op front-ends: dtypes, devices, dims, shapes and index ranges of the
 // elementwise, reduction, indexing, joining, linear-algebra, comparison and random ops.
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "bad_input.h"
@@ -252,6 +253,54 @@ TEST_CASE("bad input: reductions") {
       TL_BAD(tl::IndexError, "[tl::any] ", "got 5", tl::any(b8({2, 0}), {5})),
       TL_BAD(tl::Error, "[tl::sum] ", "undefined", tl::sum(undef())),
       TL_BAD(tl::Error, "[tl::argmax] ", "undefined", tl::argmax(undef())),
+  });
+}
+
+TEST_CASE("bad input: scans and more reductions") {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  run_bad_inputs({
+      // Scans (issue 14): one dim in range; cumsum/cumprod refuse a bool dtype argument.
+      TL_BAD(tl::IndexError, "[tl::cumsum] ", "2", tl::cumsum(f({2, 3}), 2)),
+      TL_BAD(tl::IndexError, "[tl::cumprod] ", "-3", tl::cumprod(f({2, 3}), -3)),
+      TL_BAD(tl::IndexError, "[tl::cummax] ", "1", tl::cummax(f({}), 1)),
+      TL_BAD(tl::IndexError, "[tl::cummin] ", "5", i64({2, 3}).cummin(5)),
+      TL_BAD(tl::IndexError, "[tl::cumsum] ", "3", f({2, 3}).cumsum(3)),
+      TL_BAD(tl::DTypeError, "[tl::cumsum] ", "bool", tl::cumsum(i32({2}), 0, tl::kBool)),
+      TL_BAD(tl::DTypeError, "[tl::cumprod] ", "bool", b8({2}).cumprod(0, tl::kBool)),
+      TL_BAD(tl::Error, "[tl::cumsum] ", "undefined", tl::cumsum(undef(), 0)),
+      TL_BAD(tl::Error, "[tl::cummax] ", "undefined", tl::cummax(undef(), 0)),
+      // norm: floating inputs, "fro" the only string, no identity for inf / p < 0 when empty.
+      TL_BAD(tl::DTypeError, "[tl::norm] ", "int64", tl::norm(i64({2}))),
+      TL_BAD(tl::DTypeError, "[tl::norm] ", "bool", tl::norm(b8({2}), 1)),
+      TL_BAD(tl::Error, "[tl::norm] ", "nuc", tl::norm(f({2, 2}), "nuc")),
+      TL_BAD(tl::IndexError, "[tl::norm] ", "2", tl::norm(f({2, 3}), 2, {2})),
+      TL_BAD(tl::IndexError, "[tl::norm] ", "dim 0 appears multiple times",
+             tl::norm(f({2, 3}), 1, {0, -2})),
+      TL_BAD(tl::IndexError, "[tl::norm] ", "inf", tl::norm(f({0, 3}), kInf, {0})),
+      TL_BAD(tl::IndexError, "[tl::norm] ", "-1", tl::norm(f({0}), -1)),
+      TL_BAD(tl::Error, "[tl::norm] ", "undefined", tl::norm(undef())),
+      // count_nonzero, nansum, nanmean (floating only).
+      TL_BAD(tl::IndexError, "[tl::count_nonzero] ", "2", tl::count_nonzero(f({2, 3}), {2})),
+      TL_BAD(tl::IndexError, "[tl::count_nonzero] ", "dim 1 appears multiple times",
+             tl::count_nonzero(i64({2, 3}), {1, 1})),
+      TL_BAD(tl::Error, "[tl::count_nonzero] ", "undefined", tl::count_nonzero(undef())),
+      TL_BAD(tl::IndexError, "[tl::nansum] ", "-3", tl::nansum(f({2, 3}), {-3})),
+      TL_BAD(tl::Error, "[tl::nansum] ", "undefined", tl::nansum(undef())),
+      TL_BAD(tl::DTypeError, "[tl::nanmean] ", "int64", tl::nanmean(i64({2}))),
+      TL_BAD(tl::DTypeError, "[tl::nanmean] ", "bool", tl::nanmean(b8({2}))),
+      TL_BAD(tl::IndexError, "[tl::nanmean] ", "4", tl::nanmean(f({2, 3}), {4})),
+      // median: not bool; a dim in range and not empty.
+      TL_BAD(tl::DTypeError, "[tl::median] ", "bool", tl::median(b8({3}))),
+      TL_BAD(tl::DTypeError, "[tl::median] ", "bool", tl::median(b8({3}), 0)),
+      TL_BAD(tl::IndexError, "[tl::median] ", "2", tl::median(f({2, 3}), 2)),
+      TL_BAD(tl::IndexError, "[tl::median] ", "1", tl::median(f({}), 1)),
+      TL_BAD(tl::IndexError, "[tl::median] ", "[2, 0]", tl::median(f({2, 0}), 1)),
+      TL_BAD(tl::Error, "[tl::median] ", "undefined", tl::median(undef())),
+      TL_BAD(tl::Error, "[tl::median] ", "undefined", tl::median(undef(), 0)),
+      // The same checks on CUDA tensors.
+      TL_BAD_CUDA(tl::IndexError, "[tl::cumsum] ", "2", tl::cumsum(cu(f({2, 3})), 2)),
+      TL_BAD_CUDA(tl::DTypeError, "[tl::median] ", "bool", tl::median(cu(b8({3})))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::norm] ", "inf", tl::norm(cu(f({0})), kInf)),
   });
 }
 

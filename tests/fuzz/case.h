@@ -100,6 +100,14 @@ enum class Op {
   Argsort,
   Topk,
   Kthvalue,
+  // scans along a dim; norms, NaN-skipping sums and non-zero counts over dims
+  Cumsum,
+  Cumprod,
+  Cummax,
+  Cummin,
+  Norm,
+  Nansum,
+  CountNonzero,
   Matmul,
   Cat,
   Stack,
@@ -126,6 +134,8 @@ inline bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicalXor; }
 inline bool is_reduction(Op op) { return op >= Op::Sum && op <= Op::All; }
 inline bool is_numerics(Op op) { return op >= Op::Softmax && op <= Op::Std; }
 inline bool is_ordering(Op op) { return op >= Op::Sort && op <= Op::Kthvalue; }
+inline bool is_scan(Op op) { return op >= Op::Cumsum && op <= Op::Cummin; }
+inline bool is_more_reduction(Op op) { return op >= Op::Norm && op <= Op::CountNonzero; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -170,6 +180,9 @@ struct Case {
   Dims dims;                          // reduction dims; reshape/view target shape
   std::optional<int64_t> dim;  // argmax/argmin/softmax/cat/stack/index_select/gather/sort... dim
   double correction = 1;       // var/std
+  std::optional<DType> dtype;  // cumsum/cumprod's dtype argument
+  double p = 2;                // norm
+  bool indices = false;        // cummax/cummin: the result checked is the indices
   bool keepdim = false;
   int64_t k = 1;                // topk (how many), kthvalue (1-based rank)
   bool descending = false;      // sort/argsort

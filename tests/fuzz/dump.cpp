@@ -57,7 +57,13 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
      << ",\"dim\":" << (c.dim ? std::to_string(*c.dim) : "null") << ",\"keepdim\":" << c.keepdim
      << ",\"correction\":" << c.correction << ",\"k\":" << c.k << ",\"descending\":" << c.descending
      << ",\"stable\":" << c.stable << ",\"largest\":" << c.largest << ",\"sorted\":" << c.sorted
-     << ",\"target\":\"" << c.target << "\",\"inputs\":[";
+     << ",\"p\":" << num(c.p) << ",\"indices\":" << c.indices << ",\"dtype\":";
+  // Streamed piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "\"" + string.
+  if (c.dtype)
+    os << "\"" << *c.dtype << "\"";
+  else
+    os << "null";
+  os << ",\"target\":\"" << c.target << "\",\"inputs\":[";
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Input& in = c.inputs[i];
     os << (i ? "," : "") << "{\"dtype\":\"" << in.dtype

@@ -2,6 +2,7 @@
 #include "fuzz/generator.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace fuzz {
@@ -332,7 +333,7 @@ Case generate_case(uint64_t seed, const Known& known) {
   c.op = random_op(r);
   const Op op = c.op;
   // A few cases are large (threaded paths); prod stays small (its float products would overflow).
-  const bool large = op != Op::Prod && r.chance(0.03);
+  const bool large = op != Op::Prod && op != Op::Cumprod && r.chance(0.03);
   auto shape = [&] { return large ? large_shape(r) : random_shape(r); };
   if (is_unary(op) || op == Op::To || op == Op::Clone || op == Op::Contiguous) {
     DType d = random_dtype(r);
@@ -430,6 +431,36 @@ Case generate_case(uint64_t seed, const Known& known) {
     c.keepdim = r.chance(0.5);
     c.k = op == Op::Kthvalue ? r.uniform(1, std::max<int64_t>(n, 1)) : r.uniform(0, n);
     if (r.chance(0.03)) c.k = r.chance(0.5) ? n + 1 : (op == Op::Kthvalue ? 0 : -1);
+  } else if (is_scan(op)) {
+    // cumprod stays small (float products would overflow); a dtype argument now and then (bool
+    // included, which cumsum/cumprod refuse).
+    const bool prod = op == Op::Cumprod;
+    const Dims s = prod ? random_shape(r, 6, 48) : shape();
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known,
+                                  {true, true, prod ? Profile::Small : Profile::Normal}));
+    const int64_t span = std::max<int64_t>(static_cast<int64_t>(s.size()), 1);
+    c.dim = r.uniform(-span, span - 1);
+    if (r.chance(0.03)) c.dim = span;
+    if ((op == Op::Cumsum || prod) && r.chance(0.2)) c.dtype = random_dtype(r);
+    if (op == Op::Cummax || op == Op::Cummin) c.indices = r.chance(0.5);
+  } else if (is_more_reduction(op)) {
+    // norm mostly on floating inputs (integers are refused), p from torch's special values and
+    // others.
+    const DType d = op == Op::Norm && r.chance(0.85) ? random_float_dtype(r) : random_dtype(r);
+    const Dims s = shape();
+    c.inputs.push_back(make_input(r, d, s, known));
+    c.dims = random_dims(r, static_cast<int64_t>(s.size()));
+    c.keepdim = op != Op::CountNonzero && r.chance(0.5);
+    const double ps[] = {2,
+                         1,
+                         0,
+                         3,
+                         0.5,
+                         -1,
+                         1.5,
+                         std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity()};
+    if (op == Op::Norm) c.p = ps[r.uniform(0, 8)];
   } else if (op == Op::Matmul) {
     DType d = random_nonbool_dtype(r);
     DType db = r.chance(0.93) ? d : random_dtype(r);

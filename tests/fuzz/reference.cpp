@@ -1417,6 +1417,140 @@ HostArray input_values(const Input& in, const Geom& g) {
   return a;
 }
 
+// cumsum / cumprod / cummax / cummin along a dim, as sequential loops over each slice: sums and
+// products in double (integers in wrapping int64) after converting the input to the result
+// dtype; cummax / cummin with torch's rule (an element replaces the running value when it is NaN,
+// or when the running value is not NaN and the element is >= it, <= for min).
+void run_scan(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  const auto d = wrap(*x.c.dim, nd);
+  if (!d) throw Raise{"dim out of range"};
+  int64_t outer = 1, n = 1, inner = 1;
+  if (nd > 0) {
+    for (int64_t k = 0; k < *d; ++k) outer *= a.shape[k];
+    n = a.shape[*d];
+    for (int64_t k = *d + 1; k < nd; ++k) inner *= a.shape[k];
+  }
+  HostArray& out = x.res.out;
+  const int64_t total = numel_of(a.shape);
+  if (op == Op::Cummax || op == Op::Cummin) {
+    const bool max = op == Op::Cummax;
+    HostArray values{a.dtype, a.shape, std::vector<V>(total)};
+    HostArray indices{tl::kInt64, a.shape, std::vector<V>(total)};
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < inner; ++j) {
+        V best;
+        int64_t where = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t p = (o * n + i) * inner + j;
+          const V v = a.v[p];
+          bool take = i == 0;
+          if (is_float(a.dtype))
+            take = take || std::isnan(v.f) ||
+                   (!std::isnan(best.f) && (max ? v.f >= best.f : v.f <= best.f));
+          else
+            take = take || (max ? v.i >= best.i : v.i <= best.i);
+          if (take) best = v, where = i;
+          values.v[p] = best;
+          indices.v[p].i = where;
+        }
+      }
+    out = x.c.indices ? indices : values;
+    return;
+  }
+  const bool prod = op == Op::Cumprod;
+  const DType od = x.c.dtype ? *x.c.dtype : is_float(a.dtype) ? a.dtype : tl::kInt64;
+  if (od == tl::kBool) throw Raise{"cumsum/cumprod with a bool dtype"};
+  if (x.known.float_to_int && hits_float_to_int(a, od)) {
+    x.res.skip = true;
+    return;
+  }
+  out = {od, a.shape, std::vector<V>(total)};
+  x.res.atol.assign(total, 0);
+  // The library accumulates in double (float32, float64) or float (float16, bfloat16), in
+  // another order on a device: a sum's error grows with its terms' magnitudes.
+  const double eps = is_half(od) ? 1.2e-7 : 2.3e-16;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      double acc = prod ? 1 : 0, mag = 0;
+      int64_t iacc = prod ? 1 : 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t p = (o * n + i) * inner + j;
+        const V v = cast_value(a.v[p], a.dtype, od);
+        if (is_float(od)) {
+          acc = prod ? acc * v.f : acc + v.f;
+          mag += std::fabs(v.f);
+          out.v[p].f = acc;
+          x.res.atol[p] = prod ? (is_half(od) ? 1e-7 : 1e-30) : 4 * eps * (i + 1) * mag + 1e-30;
+        } else {
+          iacc = prod ? wrap_mul(iacc, v.i) : wrap_add(iacc, v.i);
+          out.v[p].i = iacc;
+        }
+        out.v[p] = finish(out.v[p], od);
+      }
+    }
+  // A float32 output is one rounding of a double, which another order may move by an ulp.
+  x.res.rtol = float_tol(od, 2.4e-7, prod ? 1e-13 : 1e-15);
+}
+
+// norm (torch.linalg.vector_norm), nansum and count_nonzero over dims, in double.
+void run_more_reduction(Ctx& x) {
+  const Op op = x.c.op;
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  if (op == Op::Norm && !is_float(a.dtype)) throw Raise{"norm of a non-floating dtype"};
+  const std::vector<bool> mask = dims_mask(x.c.dims, nd);
+  const double p = x.c.p;
+  if (op == Op::Norm && (p < 0 || p == kInf))
+    for (int64_t k = 0; k < nd; ++k)
+      if (mask[k] && a.shape[k] == 0) throw Raise{"norm with no identity over an empty dim"};
+  const bool keepdim = op != Op::CountNonzero && x.c.keepdim;
+  const Dims oshape = reduced_shape(a.shape, mask, keepdim);
+  const int64_t n_out = numel_of(oshape);
+  const bool float_sum = is_float(a.dtype) && op != Op::CountNonzero;
+  const DType od = float_sum ? a.dtype : tl::kInt64;
+  std::vector<double> acc(n_out, op == Op::Norm && p == -kInf ? kInf : 0.0), mag(n_out, 0.0);
+  std::vector<int64_t> iacc(n_out, 0);
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    const int64_t o = out_index(idx, a.shape, mask);
+    const V v = a.v[flat];
+    if (op == Op::CountNonzero) {
+      iacc[o] += nonzero(v, a.dtype);
+    } else if (!is_float(a.dtype)) {  // nansum of integers and bool: their sum
+      iacc[o] = wrap_add(iacc[o], v.i);
+    } else if (op == Op::Nansum) {
+      if (!std::isnan(v.f)) acc[o] += v.f, mag[o] += std::fabs(v.f);
+    } else if (p == kInf) {
+      acc[o] = fmax_nan(acc[o], std::fabs(v.f));
+    } else if (p == -kInf) {
+      acc[o] = fmin_nan(acc[o], std::fabs(v.f));
+    } else if (p == 0) {
+      acc[o] += v.f != 0 || std::isnan(v.f);
+    } else {
+      acc[o] += std::pow(std::fabs(v.f), p);
+    }
+  });
+  HostArray& out = x.res.out;
+  out = {od, oshape, std::vector<V>(n_out)};
+  x.res.atol.assign(n_out, 0);
+  for (int64_t o = 0; o < n_out; ++o) {
+    if (!float_sum) {
+      out.v[o].i = iacc[o];
+      continue;
+    }
+    double r = acc[o];
+    if (op == Op::Norm && p != 0 && std::isfinite(p) && p != 1) r = std::pow(r, 1 / p);
+    out.v[o].f = r;
+    // nansum: float or double accumulation of terms of this magnitude; norms: sums of
+    // non-negative terms (float32 powers), so relative.
+    x.res.atol[o] = op == Op::Nansum ? (is_half(od) ? 8e-6 : 1e-13) * mag[o] + 1e-30 : 1e-30;
+    out.v[o] = finish(out.v[o], od);
+  }
+  x.res.rtol = op == Op::Nansum ? float_tol(od, 2.4e-7, 1e-15) : float_tol(od, 1e-5, 1e-13);
+}
+
 RefResult run_reference(const Case& c, const Known& known) {
   RefResult res;
   Ctx x{c, known, res, {}, {}};
@@ -1445,6 +1579,10 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_numerics(x);
     else if (is_ordering(op))
       run_ordering(x);
+    else if (is_scan(op))
+      run_scan(x);
+    else if (is_more_reduction(op))
+      run_more_reduction(x);
     else if (op == Op::Matmul)
       run_matmul(x);
     else if (op == Op::Cat || op == Op::Stack)

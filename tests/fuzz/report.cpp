@@ -157,7 +157,21 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
   } else if (op == Op::Var || op == Op::Std) {
     os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", " << c.correction
        << ", " << (c.keepdim ? "true" : "false") << ")";
-  } else if (is_reduction(op) || op == Op::Logsumexp) {
+  } else if (op == Op::Cumsum || op == Op::Cumprod) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << *c.dim;
+    if (c.dtype) os << ", " << dtype_const(*c.dtype);
+    os << ")";
+  } else if (op == Op::Cummax || op == Op::Cummin) {
+    os << "tl::" << op_name(op) << "(" << t() << ", " << *c.dim << ")."
+       << (c.indices ? "indices" : "values");
+  } else if (op == Op::Norm) {
+    const std::string p =
+        std::isinf(c.p) ? (c.p > 0 ? "INFINITY" : "-INFINITY") : number(c.p, false);
+    os << "tl::norm(" << t() << ", " << p << ", " << list(c.dims) << ", "
+       << (c.keepdim ? "true" : "false") << ")";
+  } else if (op == Op::CountNonzero) {
+    os << "tl::count_nonzero(" << t() << ", " << list(c.dims) << ")";
+  } else if (is_reduction(op) || op == Op::Logsumexp || op == Op::Nansum) {
     os << "tl::" << op_name(op) << "(" << t() << ", " << list(c.dims) << ", "
        << (c.keepdim ? "true" : "false") << ")";
   } else if (op == Op::Matmul) {

@@ -328,6 +328,22 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::var(t(0), c.dims, c.correction, c.keepdim);
     case Op::Std:
       return tl::std(t(0), c.dims, c.correction, c.keepdim);
+    case Op::Cumsum:
+      return tl::cumsum(t(0), *c.dim, c.dtype);
+    case Op::Cumprod:
+      return tl::cumprod(t(0), *c.dim, c.dtype);
+    case Op::Cummax:
+    case Op::Cummin: {
+      auto [values, indices] =
+          op == Op::Cummax ? tl::cummax(t(0), *c.dim) : tl::cummin(t(0), *c.dim);
+      return c.indices ? indices : values;
+    }
+    case Op::Norm:
+      return tl::norm(t(0), c.p, c.dims, c.keepdim);
+    case Op::Nansum:
+      return tl::nansum(t(0), c.dims, c.keepdim);
+    case Op::CountNonzero:
+      return tl::count_nonzero(t(0), c.dims);
     default:
       break;
   }

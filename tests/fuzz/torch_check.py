@@ -151,6 +151,18 @@ def run(c):
         return v
     if op == "kthvalue":
         return torch.kthvalue(ins[0], c["k"], dim=c["dim"], keepdim=c["keepdim"]).values
+    if op in ("cumsum", "cumprod"):
+        return getattr(torch, op)(ins[0], c["dim"], dtype=DT[c["dtype"]] if c["dtype"] else None)
+    if op in ("cummax", "cummin"):
+        values, indices = getattr(torch, op)(ins[0], c["dim"])
+        return indices if c["indices"] else values
+    if op == "norm":
+        dims = c["dims"] if c["dims"] else None
+        return torch.linalg.vector_norm(ins[0], c["p"], dim=dims, keepdim=c["keepdim"])
+    if op == "nansum":
+        return torch.nansum(ins[0], c["dims"] if c["dims"] else None, keepdim=c["keepdim"])
+    if op == "count_nonzero":
+        return torch.count_nonzero(ins[0], c["dims"] if c["dims"] else None)
     if op in ("argmax", "argmin"):
         return getattr(torch, op)(ins[0], c["dim"], keepdim=c["keepdim"])
     if op == "matmul":
@@ -197,6 +209,7 @@ def main():
     for line in sys.stdin:
         c = json.loads(line)
         c["keepdim"] = bool(c["keepdim"])
+        c["indices"] = bool(c.get("indices", 0))
         c["has_lo"], c["has_hi"] = bool(c["has_lo"]), bool(c["has_hi"])
         c["ref"]["raises"] = bool(c["ref"]["raises"])
         ref = c["ref"]

@@ -8,6 +8,7 @@
 
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
+#include "tensorlet/backends/math/scan_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/core/allocator.h"
 #include "tensorlet/core/tensor.h"
@@ -99,6 +100,18 @@ class Backend {
   // kthvalue: the k-th smallest (1 <= k <= n) of each row into values and indices [rows].
   virtual void kthvalue(const Tensor& in, int64_t k, const Tensor& values,
                         const Tensor& indices) = 0;
+  // Inclusive scan along `dim` (backends/math/scan_ops.h): in and values contiguous, same shape
+  // and dtype (the op's output dtype, never bool), non-empty (a 0-dim tensor comes with dim 0).
+  // Kernels see the tensor as softmax_rows (backends/softmax_rows.h): a scan over dim 0 scans
+  // columns in place, with no transposing copy. indices (int64, same shape, contiguous) is
+  // written by Max/Min and undefined for Sum/Prod.
+  virtual void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values,
+                    const Tensor& indices) = 0;
+  // Lower median of each row of a contiguous [rows, n] tensor (n >= 1, not bool): the element
+  // of rank (n - 1) / 2 in (value, position) order (equal values rank by position; -0 equals
+  // 0), or the row's first NaN when it has one. values [rows] of in's dtype, indices [rows]
+  // int64, both contiguous.
+  virtual void median(const Tensor& in, const Tensor& values, const Tensor& indices) = 0;
   // Index of the first max/min along `dim` (or over everything flattened when dim is empty);
   // out int64 with keepdim shape.
   virtual void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim,

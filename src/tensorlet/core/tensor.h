@@ -219,6 +219,11 @@ class Tensor {
   Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
   ValuesIndices topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   ValuesIndices kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  // cumsum, cumprod, cummax and cummin along dim (ops/scan.h).
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  ValuesIndices cummax(int64_t dim) const;  // auto [v, i] = x.cummax(1);
+  ValuesIndices cummin(int64_t dim) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor nonzero() const;

@@ -6,6 +6,7 @@
 #include "tensorlet/ops/ordering.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/shape_ops.h"
+#include "tensorlet/ops/scan.h"
 
 namespace tensorlet {
 
@@ -73,6 +74,14 @@ ValuesIndices Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) co
 ValuesIndices Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
   return tensorlet::kthvalue(*this, k, dim, keepdim);
 }
+Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::cumsum(*this, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<DType> dtype) const {
+  return tensorlet::cumprod(*this, dim, dtype);
+}
+ValuesIndices Tensor::cummax(int64_t dim) const { return tensorlet::cummax(*this, dim); }
+ValuesIndices Tensor::cummin(int64_t dim) const { return tensorlet::cummin(*this, dim); }
 Tensor Tensor::pow(const Tensor& exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return tensorlet::pow(*this, exponent); }
 Tensor Tensor::nonzero() const { return tensorlet::nonzero(*this); }

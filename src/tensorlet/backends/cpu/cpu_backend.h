@@ -27,7 +27,11 @@ class CpuBackend final : public Backend {
   void topk(const Tensor& in, int64_t k, bool largest, bool sorted, const Tensor& values,
             const Tensor& indices) override;  // cpu_sort.cpp
   void kthvalue(const Tensor& in, int64_t k, const Tensor& values,
-                const Tensor& indices) override;                              // cpu_sort.cpp
+                const Tensor& indices) override;  // cpu_sort.cpp
+  void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values,
+            const Tensor& indices) override;  // cpu_scan.cpp
+  void median(const Tensor& in, const Tensor& values,
+              const Tensor& indices) override;                                // cpu_median.cpp
   void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override;  // cpu_matmul.cpp
   Tensor nonzero(const Tensor& in) override;                                  // cpu_index.cpp
   Tensor masked_select(const Tensor& in, const Tensor& mask) override;        // cpu_index.cpp

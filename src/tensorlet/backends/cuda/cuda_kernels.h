@@ -33,6 +33,10 @@ void sort(const Tensor& in, bool descending, const Tensor& values, const Tensor&
 void topk(const Tensor& in, int64_t k, bool largest, bool sorted, const Tensor& values,
           const Tensor& indices);
 void kthvalue(const Tensor& in, int64_t k, const Tensor& values, const Tensor& indices);
+// cuda_scan.cu (CUB's single-pass scan for long rows, block and warp scans, a column kernel)
+void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values, const Tensor& indices);
+// cuda_median.cu (a radix selection per row, one block each)
+void median(const Tensor& in, const Tensor& values, const Tensor& indices);
 // cuda_matmul.cu (cuBLAS, and a small-matrix kernel)
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // cuda_index.cu (nonzero and masked_select synchronize for their output size)
