@@ -87,56 +87,57 @@ class CudaBackend final : public Backend {
   void kthvalue(const Tensor& in, int64_t k, const Tensor& values, const Tensor& indices) override {
     OnDevice on_device(cuda_index_of(in));
     cuda::kthvalue(in, k, values, indices);
-    void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values, const Tensor& indices)
-        override {
-      OnDevice on_device(cuda_index_of(values));
-      cuda::scan(op, in, dim, values, indices);
-    }
-    void median(const Tensor& in, const Tensor& values, const Tensor& indices) override {
-      OnDevice on_device(cuda_index_of(values));
-      cuda::median(in, values, indices);
-    }
-    void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
-      OnDevice on_device(cuda_index_of(out));
-      cuda::matmul(a, b, out);
-    }
-    Tensor nonzero(const Tensor& in) override {
-      OnDevice on_device(cuda_index_of(in));
-      return cuda::nonzero(in);
-    }
-    Tensor masked_select(const Tensor& in, const Tensor& mask) override {
-      OnDevice on_device(cuda_index_of(in));
-      return cuda::masked_select(in, mask);
-    }
-    void index_select(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out)
-        override {
-      OnDevice on_device(cuda_index_of(out));
-      cuda::index_select(in, dim, index, out);
-    }
-    void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override {
-      OnDevice on_device(cuda_index_of(out));
-      cuda::gather(in, dim, index, out);
-    }
-    void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) override {
-      OnDevice on_device(cuda_index_of(out));
-      cuda::cat(inputs, dim, out);
-    }
-    void random(const RandomParams& params, const Tensor& out) override {
-      OnDevice on_device(cuda_index_of(out));
-      cuda::random(params, out);
-    }
-    void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
-      cuda::index_bounds(index, lo, hi);  // sets the device itself
-    }
-  };
-
-  Backend& instance() {
-    static CudaBackend backend;
-    return backend;
   }
+  void scan(ScanOp op, const Tensor& in, int64_t dim, const Tensor& values,
+            const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(values));
+    cuda::scan(op, in, dim, values, indices);
+  }
+  void median(const Tensor& in, const Tensor& values, const Tensor& indices) override {
+    OnDevice on_device(cuda_index_of(values));
+    cuda::median(in, values, indices);
+  }
+  void matmul(const Tensor& a, const Tensor& b, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::matmul(a, b, out);
+  }
+  Tensor nonzero(const Tensor& in) override {
+    OnDevice on_device(cuda_index_of(in));
+    return cuda::nonzero(in);
+  }
+  Tensor masked_select(const Tensor& in, const Tensor& mask) override {
+    OnDevice on_device(cuda_index_of(in));
+    return cuda::masked_select(in, mask);
+  }
+  void index_select(const Tensor& in, int64_t dim, const Tensor& index,
+                    const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::index_select(in, dim, index, out);
+  }
+  void gather(const Tensor& in, int64_t dim, const Tensor& index, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::gather(in, dim, index, out);
+  }
+  void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::cat(inputs, dim, out);
+  }
+  void random(const RandomParams& params, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::random(params, out);
+  }
+  void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
+    cuda::index_bounds(index, lo, hi);  // sets the device itself
+  }
+};
 
-  [[maybe_unused]] const bool registered =
-      register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator});
+Backend& instance() {
+  static CudaBackend backend;
+  return backend;
+}
+
+[[maybe_unused]] const bool registered =
+    register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator});
 
 }  // namespace
 }  // namespace cuda
