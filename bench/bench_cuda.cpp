@@ -501,105 +501,113 @@ void bench_softmax() {
 // ---- O2: sort vs CUB's radix sorts; O3: topk vs one read of its input -------------------------
 
 void bench_ordering(bool o2, bool o3) {
-  // ---- O4: cumsum of a long 1-D tensor vs the device-to-device copy rate ---------------------
-
-  void bench_cumsum() {
-    constexpr int kIters = 5;
-    auto iters = [](std::function<void()> op) {
-      return events([op = std::move(op)] {
-        for (int i = 0; i < kIters; ++i) op();
-      });
-    };
-    const tl::TensorOptions on_gpu = tl::TensorOptions(tl::kInt64).device(tl::Device::cuda(0));
-    if (o2) {
-      // 16M keys in one row: tensorlet's values and int64 indices vs CUB sorting (float key, int64
-      // value) pairs into buffers allocated beforehand.
-      constexpr int64_t n = int64_t{1} << 24;
-      tl::Tensor x = rand_of({n}, tl::kFloat32);
-      tl::Tensor keys_out = tl::empty_like(x);
-      tl::Tensor pos = tl::arange(n, on_gpu);
-      tl::Tensor pos_out = tl::empty_like(pos);
-      size_t bytes = 0;
-      CK(bench::sort_pairs(nullptr, bytes, x.data<float>(), keys_out.data<float>(),
-                           pos.data<int64_t>(), pos_out.data<int64_t>(), n, g_stream));
-      tl::Tensor temp = tl::empty({static_cast<int64_t>(bytes)}, on_gpu.dtype(tl::kUInt8));
-      auto t = interleaved_medians(
-          7, 2,
-          {iters([&] {
-             CK(bench::sort_pairs(temp.data_ptr(), bytes, x.data<float>(), keys_out.data<float>(),
-                                  pos.data<int64_t>(), pos_out.data<int64_t>(), n, g_stream));
-           }),
-           iters([&] { g_sink = g_sink + tl::sort(x).values.numel(); })});
-      const double raw_us = t[0] / kIters * 1e6, us = t[1] / kIters * 1e6;
-      row("O2", "sort of 16M float32", fmt("%.1f us", us), fmt("cub SortPairs %.1f us", raw_us),
-          us / raw_us, "<= 1.5x", us / raw_us <= 1.5);
-      // [4096, 4096] along the last dim vs CUB's segmented radix sort.
-      constexpr int64_t rows = 4096, cols = 4096;
-      tl::Tensor m = rand_of({rows, cols}, tl::kFloat32);
-      tl::Tensor m_out = tl::empty_like(m);
-      tl::Tensor offsets = (tl::arange(rows + 1, on_gpu) * cols).to(tl::kInt32);
-      tl::Tensor seg_pos = tl::remainder(tl::arange(rows * cols, on_gpu), cols);
-      tl::Tensor seg_pos_out = tl::empty_like(seg_pos);
-      size_t seg_bytes = 0;
-      CK(bench::segmented_sort_pairs(nullptr, seg_bytes, m.data<float>(), m_out.data<float>(),
-                                     seg_pos.data<int64_t>(), seg_pos_out.data<int64_t>(),
-                                     rows * cols, rows, offsets.data<int32_t>(), g_stream));
-      tl::Tensor seg_temp = tl::empty({static_cast<int64_t>(seg_bytes)}, on_gpu.dtype(tl::kUInt8));
-      auto ts = interleaved_medians(
-          7, 2,
-          {iters([&] {
-             CK(bench::segmented_sort_pairs(seg_temp.data_ptr(), seg_bytes, m.data<float>(),
-                                            m_out.data<float>(), seg_pos.data<int64_t>(),
-                                            seg_pos_out.data<int64_t>(), rows * cols, rows,
-                                            offsets.data<int32_t>(), g_stream));
-           }),
-           iters([&] { g_sink = g_sink + tl::sort(m, -1).values.numel(); })});
-      const double seg_raw_us = ts[0] / kIters * 1e6, seg_us = ts[1] / kIters * 1e6;
-      row("O2", "sort(-1) of [4096, 4096] float32", fmt("%.1f us", seg_us),
-          fmt("cub segmented %.1f us", seg_raw_us), seg_us / seg_raw_us, "<= 1.5x",
-          seg_us / seg_raw_us <= 1.5);
-    }
-    if (o3) {
-      // topk must read its input at least once: the floor is that read at the D2D copy rate (half
-      // of a copy's time, which reads and writes).
-      tl::Tensor x = rand_of({1024, 32768}, tl::kFloat32);
-      tl::Tensor dst = tl::empty_like(x);
-      auto t =
-          interleaved_medians(7, 2,
-                              {iters([&] {
-                                 CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
-                                                    cudaMemcpyDeviceToDevice, g_stream));
-                               }),
-                               iters([&] { g_sink = g_sink + tl::topk(x, 100).values.numel(); })});
-      const double read_us = t[0] / 2 / kIters * 1e6, us = t[1] / kIters * 1e6;
-      row("O3", "topk(100) of [1024, 32768] float32", fmt("%.1f us", us),
-          fmt("one read %.1f us", read_us), us / read_us, "<= 4x", us / read_us <= 4);
-    }
-    // One row of 64M float32: CUB's single-pass decoupled look-back scan reads x once and writes
-    // the result once, the traffic of a copy.
-    constexpr int64_t n = int64_t{64} << 20;
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  const tl::TensorOptions on_gpu = tl::TensorOptions(tl::kInt64).device(tl::Device::cuda(0));
+  if (o2) {
+    // 16M keys in one row: tensorlet's values and int64 indices vs CUB sorting (float key, int64
+    // value) pairs into buffers allocated beforehand.
+    constexpr int64_t n = int64_t{1} << 24;
     tl::Tensor x = rand_of({n}, tl::kFloat32);
+    tl::Tensor keys_out = tl::empty_like(x);
+    tl::Tensor pos = tl::arange(n, on_gpu);
+    tl::Tensor pos_out = tl::empty_like(pos);
+    size_t bytes = 0;
+    CK(bench::sort_pairs(nullptr, bytes, x.data<float>(), keys_out.data<float>(),
+                         pos.data<int64_t>(), pos_out.data<int64_t>(), n, g_stream));
+    tl::Tensor temp = tl::empty({static_cast<int64_t>(bytes)}, on_gpu.dtype(tl::kUInt8));
+    auto t = interleaved_medians(
+        7, 2,
+        {iters([&] {
+           CK(bench::sort_pairs(temp.data_ptr(), bytes, x.data<float>(), keys_out.data<float>(),
+                                pos.data<int64_t>(), pos_out.data<int64_t>(), n, g_stream));
+         }),
+         iters([&] { g_sink = g_sink + tl::sort(x).values.numel(); })});
+    const double raw_us = t[0] / kIters * 1e6, us = t[1] / kIters * 1e6;
+    row("O2", "sort of 16M float32", fmt("%.1f us", us), fmt("cub SortPairs %.1f us", raw_us),
+        us / raw_us, "<= 1.5x", us / raw_us <= 1.5);
+    // [4096, 4096] along the last dim vs CUB's segmented radix sort.
+    constexpr int64_t rows = 4096, cols = 4096;
+    tl::Tensor m = rand_of({rows, cols}, tl::kFloat32);
+    tl::Tensor m_out = tl::empty_like(m);
+    tl::Tensor offsets = (tl::arange(rows + 1, on_gpu) * cols).to(tl::kInt32);
+    tl::Tensor seg_pos = tl::remainder(tl::arange(rows * cols, on_gpu), cols);
+    tl::Tensor seg_pos_out = tl::empty_like(seg_pos);
+    size_t seg_bytes = 0;
+    CK(bench::segmented_sort_pairs(nullptr, seg_bytes, m.data<float>(), m_out.data<float>(),
+                                   seg_pos.data<int64_t>(), seg_pos_out.data<int64_t>(),
+                                   rows * cols, rows, offsets.data<int32_t>(), g_stream));
+    tl::Tensor seg_temp = tl::empty({static_cast<int64_t>(seg_bytes)}, on_gpu.dtype(tl::kUInt8));
+    auto ts = interleaved_medians(
+        7, 2,
+        {iters([&] {
+           CK(bench::segmented_sort_pairs(seg_temp.data_ptr(), seg_bytes, m.data<float>(),
+                                          m_out.data<float>(), seg_pos.data<int64_t>(),
+                                          seg_pos_out.data<int64_t>(), rows * cols, rows,
+                                          offsets.data<int32_t>(), g_stream));
+         }),
+         iters([&] { g_sink = g_sink + tl::sort(m, -1).values.numel(); })});
+    const double seg_raw_us = ts[0] / kIters * 1e6, seg_us = ts[1] / kIters * 1e6;
+    row("O2", "sort(-1) of [4096, 4096] float32", fmt("%.1f us", seg_us),
+        fmt("cub segmented %.1f us", seg_raw_us), seg_us / seg_raw_us, "<= 1.5x",
+        seg_us / seg_raw_us <= 1.5);
+  }
+  if (o3) {
+    // topk must read its input at least once: the floor is that read at the D2D copy rate (half
+    // of a copy's time, which reads and writes).
+    tl::Tensor x = rand_of({1024, 32768}, tl::kFloat32);
     tl::Tensor dst = tl::empty_like(x);
-    const double bytes = 4.0 * n;
-    auto t = interleaved_medians(7, 2,
-                                 {iters([&] {
-                                    CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
-                                                       cudaMemcpyDeviceToDevice, g_stream));
-                                  }),
-                                  iters([&] { g_sink = g_sink + tl::cumsum(x, 0).numel(); })});
-    const double copy = 2 * bytes * kIters / t[0] / 1e9;
-    const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
-    row("O4", "cumsum of 64M float32", fmt("%.0f GB/s", gbs), fmt("D2D copy %.0f GB/s", copy),
-        gbs / copy, ">= 0.8x", gbs / copy >= 0.8);
-    std::printf("    cumsum of 64M float32: %.1f us per call\n", t[1] / kIters * 1e6);
+    auto t =
+        interleaved_medians(7, 2,
+                            {iters([&] {
+                               CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                  cudaMemcpyDeviceToDevice, g_stream));
+                             }),
+                             iters([&] { g_sink = g_sink + tl::topk(x, 100).values.numel(); })});
+    const double read_us = t[0] / 2 / kIters * 1e6, us = t[1] / kIters * 1e6;
+    row("O3", "topk(100) of [1024, 32768] float32", fmt("%.1f us", us),
+        fmt("one read %.1f us", read_us), us / read_us, "<= 4x", us / read_us <= 4);
   }
+}
 
-  bool wanted(int argc, char** argv, const char* id) {
-    if (argc < 2) return true;
-    for (int i = 1; i < argc; ++i)
-      if (strcasecmp(argv[i], id) == 0) return true;
-    return false;
-  }
+// ---- O4: cumsum of a long 1-D tensor vs the device-to-device copy rate ---------------------
+
+void bench_cumsum() {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  // One row of 64M float32: CUB's single-pass decoupled look-back scan reads x once and writes
+  // the result once, the traffic of a copy.
+  constexpr int64_t n = int64_t{64} << 20;
+  tl::Tensor x = rand_of({n}, tl::kFloat32);
+  tl::Tensor dst = tl::empty_like(x);
+  const double bytes = 4.0 * n;
+  auto t = interleaved_medians(7, 2,
+                               {iters([&] {
+                                  CK(cudaMemcpyAsync(dst.data_ptr(), x.data_ptr(), x.nbytes(),
+                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                }),
+                                iters([&] { g_sink = g_sink + tl::cumsum(x, 0).numel(); })});
+  const double copy = 2 * bytes * kIters / t[0] / 1e9;
+  const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
+  row("O4", "cumsum of 64M float32", fmt("%.0f GB/s", gbs), fmt("D2D copy %.0f GB/s", copy),
+      gbs / copy, ">= 0.8x", gbs / copy >= 0.8);
+  std::printf("    cumsum of 64M float32: %.1f us per call\n", t[1] / kIters * 1e6);
+}
+
+bool wanted(int argc, char** argv, const char* id) {
+  if (argc < 2) return true;
+  for (int i = 1; i < argc; ++i)
+    if (strcasecmp(argv[i], id) == 0) return true;
+  return false;
+}
 
 }  // namespace
 
@@ -670,7 +678,7 @@ int main(int argc, char** argv) {
       "       with tl::set_float32_matmul_precision(\"high\") for that row only; O1 = softmax "
       "GB/s\n"
       "       (read + write) / D2D copy GB/s; O2 = sort time / CUB's radix sort of (key, int64)\n"
-      "       pairs; O3 = topk time / one read of its input at D2D copy rate\n");
-      "       (read + write) / D2D copy GB/s; O4 = cumsum GB/s (read + write) / D2D copy GB/s\n");
-      return failed == 0 ? 0 : 1;
+      "       pairs; O3 = topk time / one read of its input at D2D copy rate; O4 = cumsum GB/s\n"
+      "       (read + write) / D2D copy GB/s\n");
+  return failed == 0 ? 0 : 1;
 }
