@@ -99,8 +99,8 @@ struct Tols {
 // A double running value rounded once per output: exact up to the output's rounding.
 Tols tols_for(tl::DType d) {
   switch (d) {
-    case tl::kFloat64:
-      return {1e-13, 1e-13};
+    case tl::kFloat64:  // a GPU scan adds in another order: errors grow with the running sum
+      return {1e-12, 1e-10};
     case tl::kFloat16:
       return {1e-3, 1e-3};
     case tl::kBFloat16:

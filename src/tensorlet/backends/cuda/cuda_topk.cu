@@ -127,6 +127,9 @@ __global__ void __launch_bounds__(kSelectThreads)
 }
 
 // Shared memory a block may use beyond the kernel's own, on this device (queried once).
+// Cached per device and per kernel (Tag: the kernel's element type): the kernels of different
+// element types use different static shared memory, so one type's limit is not another's.
+template <typename Tag>
 size_t cache_limit(int device, const void* kernel) {
   constexpr int kCached = 64;
   static std::atomic<int64_t> limits[kCached] = {};
@@ -155,7 +158,7 @@ void radix_select(const Tensor& in, int64_t k, bool largest, const Tensor& out_v
   cudaStream_t s = current_stream_handle(device);
   const void* kernel = reinterpret_cast<const void*>(&radix_select_kernel<T>);
   const size_t bytes = static_cast<size_t>(n) * sizeof(K);
-  const bool cached = bytes <= cache_limit(device, kernel);
+  const bool cached = bytes <= cache_limit<T>(device, kernel);
   const size_t dynamic = cached ? bytes : 0;
   if (dynamic > 48 * 1024)
     TL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
