@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "numeric_refs.h"
 #include "test_util.h"
 
 using namespace tl_test;
@@ -17,22 +18,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::nan("");
 
-// Tolerances of a result computed in float (half types round once) or double, against double.
-struct Tols {
-  double rtol, atol;
-};
-Tols tols_for(tl::DType d) {
-  switch (d) {
-    case tl::kFloat64:
-      return {1e-12, 1e-13};
-    case tl::kFloat16:
-      return {2e-3, 2e-3};
-    case tl::kBFloat16:
-      return {1.6e-2, 1.6e-2};
-    default:
-      return {2e-5, 2e-6};
-  }
-}
+Tols tols_for(tl::DType d) { return float_result_tols(d); }
 
 const std::vector<tl::DType> kFloatDTypes = {tl::kFloat32, tl::kFloat64, tl::kFloat16,
                                              tl::kBFloat16};
@@ -40,20 +26,6 @@ const std::vector<tl::DType> kFloatDTypes = {tl::kFloat32, tl::kFloat64, tl::kFl
 // Random values in [-8, 8) (never all zeros: softmax of a constant row would hide the max).
 tl::Tensor spread(const tl::Shape& s, tl::DType d) {
   return (random_tensor(s, tl::kFloat64) * 4.0).to(d);
-}
-
-// The (outer, n, inner) view of a shape along dim (a 0-dim tensor: one element).
-struct Geometry {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Geometry geometry(const tl::Shape& s, int64_t dim) {
-  Geometry g;
-  if (s.size() == 0) return g;
-  if (dim < 0) dim += s.size();
-  for (int64_t d = 0; d < dim; ++d) g.outer *= s[d];
-  g.n = s[dim];
-  for (int64_t d = dim + 1; d < s.size(); ++d) g.inner *= s[d];
-  return g;
 }
 
 // torch's softmax in double: exp(x - max) / sum, log: x - max - log(sum), max without NaN

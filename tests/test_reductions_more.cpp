@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "numeric_refs.h"
 #include "test_util.h"
 
 using namespace tl_test;
@@ -25,21 +26,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::vector<tl::DType> kFloatDTypes = {tl::kFloat32, tl::kFloat64, tl::kFloat16,
                                              tl::kBFloat16};
 
-struct Tols {
-  double rtol, atol;
-};
-Tols tols_for(tl::DType d) {
-  switch (d) {
-    case tl::kFloat64:
-      return {1e-12, 1e-13};
-    case tl::kFloat16:
-      return {2e-3, 2e-3};
-    case tl::kBFloat16:
-      return {1.6e-2, 1.6e-2};
-    default:
-      return {2e-5, 2e-6};
-  }
-}
+Tols tols_for(tl::DType d) { return float_result_tols(d); }
 
 std::vector<bool> mask_of(const std::vector<int64_t>& dims, int64_t nd) {
   std::vector<bool> mask(nd, dims.empty());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "numeric_refs.h"
 #include "test_util.h"
 
 using namespace tl_test;
@@ -20,20 +21,6 @@ tl::Tensor ints_in(int64_t lo, int64_t hi, const tl::Shape& s, tl::DType d) {
 }
 
 const double kNaN = std::nan("");
-
-// The [outer, n, inner] view of a shape along dim (0-dim: one element).
-struct Geometry {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Geometry geometry(const tl::Shape& s, int64_t dim) {
-  Geometry g;
-  if (s.size() == 0) return g;
-  if (dim < 0) dim += s.size();
-  for (int64_t d = 0; d < dim; ++d) g.outer *= s[d];
-  g.n = s[dim];
-  for (int64_t d = dim + 1; d < s.size(); ++d) g.inner *= s[d];
-  return g;
-}
 
 // Calls f(positions) for each slice along dim: the row-major indices of its elements in order.
 template <typename F>
