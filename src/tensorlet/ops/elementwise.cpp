@@ -245,9 +245,7 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
       fail<ShapeError>(name, "output with shape ", shape, " doesn't match the broadcast shape ",
                        common);
   }
-  if (has_internal_overlap(self))
-    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                     shape, " strides ", self.strides());
+  check_writable(name, self);
   if (self.numel() == 0) return self;
 
   // `other` may share self's memory. Read at the same index it is harmless; any other geometry
@@ -296,9 +294,7 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
   if (!can_cast(result, self.dtype()))
     fail<DTypeError>(name, "result type ", result, " can't be cast to the desired output type ",
                      self.dtype());
-  if (has_internal_overlap(self))
-    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                     self.shape(), " strides ", self.strides());
+  check_writable(name, self);
   if (self.numel() == 0) return self;
   Backend& backend = backend_for(self.device());
   if (dtype == self.dtype() && result == self.dtype()) {
@@ -376,9 +372,7 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   if (into && shape != a.shape())
     fail<ShapeError>(name, "mask of shape ", mask.shape(), " does not broadcast to the shape ",
                      a.shape(), " of the tensor written");
-  if (into && has_internal_overlap(a))
-    fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                     a.shape(), " strides ", a.strides());
+  if (into) check_writable(name, a);
   Tensor hv, hc, ha, hvv;
   ElementwiseArg fill(Scalar{});
   if (value.tensor) {
@@ -446,9 +440,7 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
     if (shape != into->shape())
       fail<ShapeError>(name, "output with shape ", into->shape(),
                        " doesn't match the broadcast shape ", shape);
-    if (has_internal_overlap(*into))
-      fail<ShapeError>(name, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                       shape, " strides ", into->strides());
+    check_writable(name, *into);
   }
   Tensor ha, hlo, hhi;
   const Tensor& ta = prepare(a, dtype, shape, ha);

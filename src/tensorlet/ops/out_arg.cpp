@@ -18,6 +18,12 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
+void check_writable(const char* op, const Tensor& t) {
+  if (has_internal_overlap(t))
+    fail<ShapeError>(op, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
+                     t.shape(), " strides ", t.strides());
+}
+
 namespace {
 
 // An input that reads out's memory anywhere but at the element being written: the kernel would
@@ -42,9 +48,7 @@ Tensor out_target(const char* op, Tensor& out, const Shape& shape, DType dtype, 
     out.mutable_impl() = make_tensor(shape, out.dtype(), device).impl();
   if (out.shape() != shape)
     fail<ShapeError>(op, "out= has shape ", out.shape(), " but the result has shape ", shape);
-  if (has_internal_overlap(out))
-    fail<ShapeError>(op, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
-                     out.shape(), " strides ", out.strides());
+  check_writable(op, out);
   bool direct = out.dtype() == dtype;
   for (const Tensor* in : inputs)
     if (in && reads_across(*in, out)) direct = false;

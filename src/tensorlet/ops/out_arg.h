@@ -14,6 +14,9 @@ bool can_cast(DType from, DType to);
 
 // True when two indices of `t` reach one element (a broadcast dim): writing into it is ambiguous.
 bool has_internal_overlap(const Tensor& t);
+// Refuses (ShapeError naming op) a destination with such dims: the op would write one element
+// twice.
+void check_writable(const char* op, const Tensor& t);
 
 // The tensor an op whose result has (shape, dtype) on `device` writes for out=: `out` itself when
 // the kernel can write there (its dtype; no input shares its memory except at the same elements),
