@@ -3,6 +3,7 @@
 #include "tensorlet/ops/shape_ops.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "tensorlet/core/op_scope.h"
@@ -29,6 +30,14 @@ std::vector<Tensor> split_sizes(const Tensor& a, const std::vector<int64_t>& siz
     start += s;
   }
   return pieces;
+}
+
+// n + |offset|: the side of a square holding n elements on diagonal `offset`, overflow-checked.
+int64_t side_with_offset(const char* op, int64_t n, int64_t offset) {
+  const int64_t limit = std::numeric_limits<int64_t>::max() - n;
+  if (offset == std::numeric_limits<int64_t>::min() || (offset < 0 ? -offset : offset) > limit)
+    fail<ShapeError>(op, "diagonal offset ", offset, " makes the result's size overflow int64");
+  return n + (offset < 0 ? -offset : offset);
 }
 
 }  // namespace
@@ -271,7 +280,7 @@ Tensor diag(const Tensor& a, int64_t k) {
   check_defined(a, op);
   if (a.dim() == 2) return diagonal(a, k).clone();
   if (a.dim() != 1) fail<ShapeError>(op, "expected a 1-D or 2-D tensor, got ", a.dim(), "-D");
-  const int64_t n = a.numel() + (k < 0 ? -k : k);
+  const int64_t n = side_with_offset(op, a.numel(), k);
   Tensor out = zeros({n, n}, a.options());
   diagonal(out, k).copy_(a);
   return out;
@@ -286,7 +295,7 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t d1 = wrap_dim(dim1, nd, op), d2 = wrap_dim(dim2, nd, op);
   if (d1 == d2) fail<IndexError>(op, "diagonal dimensions cannot be identical ", d1, ", ", d2);
   const int64_t last = a.dim() == 0 ? 1 : a.shape()[a.dim() - 1];
-  const int64_t n = last + (offset < 0 ? -offset : offset);
+  const int64_t n = side_with_offset(op, last, offset);
   Shape shape;
   int64_t next = 0;
   for (int64_t d = 0; d < nd; ++d) shape.push_back(d == d1 || d == d2 ? n : a.shape()[next++]);
