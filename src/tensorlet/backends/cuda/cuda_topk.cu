@@ -126,25 +126,37 @@ __global__ void __launch_bounds__(kSelectThreads)
   }
 }
 
-// Shared memory a block may use beyond the kernel's own, on this device (queried once).
-// Cached per device and per kernel (Tag: the kernel's element type): the kernels of different
-// element types use different static shared memory, so one type's limit is not another's.
+// Dynamic shared memory a block of `kernel` may use on this device: at most `opt_in` bytes, and
+// beyond `by_default` only after raising the kernel's attribute (the 48 KiB a block gets without
+// opting in count the kernel's static shared memory too). Queried once per device and per kernel
+// (Tag: the kernel's element type; each type's kernel has its own static shared memory).
+struct DynamicShared {
+  size_t opt_in = 0, by_default = 0;
+};
+
 template <typename Tag>
-size_t cache_limit(int device, const void* kernel) {
+DynamicShared dynamic_shared(int device, const void* kernel) {
   constexpr int kCached = 64;
-  static std::atomic<int64_t> limits[kCached] = {};
+  static std::atomic<int64_t> static_bytes[kCached] = {};  // +1: 0 means not queried yet
+  static std::atomic<int64_t> opt_in[kCached] = {};
+  auto budget = [](int64_t optin, int64_t own) {
+    return DynamicShared{static_cast<size_t>(std::max<int64_t>(0, optin - own)),
+                         static_cast<size_t>(std::max<int64_t>(0, int64_t{48 * 1024} - own))};
+  };
   if (device < kCached) {
-    const int64_t v = limits[device].load(std::memory_order_relaxed);
-    if (v > 0) return static_cast<size_t>(v - 1);
+    const int64_t own = static_bytes[device].load(std::memory_order_acquire);
+    if (own > 0) return budget(opt_in[device].load(std::memory_order_relaxed), own - 1);
   }
   int optin = 0;
   TL_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes attributes{};
   TL_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  const int64_t limit =
-      std::max<int64_t>(0, int64_t{optin} - static_cast<int64_t>(attributes.sharedSizeBytes));
-  if (device < kCached) limits[device].store(limit + 1);
-  return static_cast<size_t>(limit);
+  const auto own = static_cast<int64_t>(attributes.sharedSizeBytes);
+  if (device < kCached) {
+    opt_in[device].store(optin, std::memory_order_relaxed);
+    static_bytes[device].store(own + 1, std::memory_order_release);
+  }
+  return budget(optin, own);
 }
 
 // The k smallest (largest) of each row in position order into out_values / out_pos [rows, k].
@@ -158,9 +170,10 @@ void radix_select(const Tensor& in, int64_t k, bool largest, const Tensor& out_v
   cudaStream_t s = current_stream_handle(device);
   const void* kernel = reinterpret_cast<const void*>(&radix_select_kernel<T>);
   const size_t bytes = static_cast<size_t>(n) * sizeof(K);
-  const bool cached = bytes <= cache_limit<T>(device, kernel);
+  const DynamicShared shared = dynamic_shared<T>(device, kernel);
+  const bool cached = bytes <= shared.opt_in;
   const size_t dynamic = cached ? bytes : 0;
-  if (dynamic > 48 * 1024)
+  if (dynamic > shared.by_default)
     TL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(dynamic)));
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 20));
