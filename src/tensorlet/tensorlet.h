@@ -19,6 +19,7 @@
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/numerics.h"
 #include "tensorlet/ops/ordering.h"
+#include "tensorlet/ops/pointwise.h"
 #include "tensorlet/ops/random.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/shape_ops.h"

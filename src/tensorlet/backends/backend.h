@@ -71,6 +71,18 @@ class Backend {
   // AddScaledFn): a and b tensors of out's dtype broadcast to its shape; alpha a value of that
   // dtype's compute type; out may be a's memory (add_).
   virtual void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out) = 0;
+  // The pointwise ops with parameters (backends/math/pointwise_ops.h). lerp: start, end and a
+  // tensor weight of out's floating dtype broadcast to its shape, or a number weight in that
+  // dtype's compute type; out may be start's memory (lerp_).
+  virtual void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight,
+                    const Tensor& out) = 0;
+  // isclose: a and b of one dtype broadcast to the bool out's shape.
+  virtual void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
+                       const Tensor& out) = 0;
+  // nan_to_num of a floating tensor: in and out of one dtype and shape (out may be in's memory);
+  // the replacements are values of that dtype.
+  virtual void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf,
+                          const Tensor& out) = 0;
   // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
   virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
                      const Tensor& out) = 0;

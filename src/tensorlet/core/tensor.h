@@ -191,6 +191,11 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   // clamp_(min, max): min(max(x, min), max) in place; either bound may be absent.
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  // lerp_, nan_to_num_ (ops/pointwise.h) in place.
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor& lerp_(const Tensor& end, Scalar weight);
+  Tensor& nan_to_num_(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
 
   // ---- method forms of common ops (see the op headers) ----
   Tensor matmul(const Tensor& other) const;
@@ -229,6 +234,15 @@ class Tensor {
   Tensor nonzero() const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  // lerp, isclose, allclose, nan_to_num (ops/pointwise.h).
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                 bool equal_nan = false) const;
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
+  Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
   // Shape ops (ops/shape_ops.h).
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;

@@ -14,6 +14,12 @@ class CpuBackend final : public Backend {
               const Tensor& out) override;  // cpu_binary.cpp
   void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha,
                   const Tensor& out) override;  // cpu_binary.cpp
+  void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight,
+            const Tensor& out) override;  // cpu_pointwise.cpp
+  void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
+               const Tensor& out) override;  // cpu_pointwise.cpp
+  void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf,
+                  const Tensor& out) override;  // cpu_pointwise.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

@@ -55,6 +55,21 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::add_scaled(a, b, alpha, out);
   }
+  void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight,
+            const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::lerp(start, end, weight, out);
+  }
+  void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
+               const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::isclose(a, b, rtol, atol, equal_nan, out);
+  }
+  void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf,
+                  const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::nan_to_num(in, nan, posinf, neginf, out);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

@@ -23,6 +23,11 @@ void unary(UnaryOp op, const Tensor& in, const Tensor& out);
 void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
 void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha, const Tensor& out);
 void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& out);
+// cuda_pointwise.cu
+void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight, const Tensor& out);
+void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
+             const Tensor& out);
+void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf, const Tensor& out);
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
