@@ -15,6 +15,7 @@
 #include "tensorlet/core/error.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/indexing.h"
+#include "tensorlet/ops/advanced_index.h"
 #include "tensorlet/ops/joining.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/numerics.h"

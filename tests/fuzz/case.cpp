@@ -101,6 +101,7 @@ const char* op_name(Op op) {
                                       "stack",
                                       "index_select",
                                       "gather",
+                                      "take",
                                       "masked_select",
                                       "to",
                                       "clone",

@@ -113,6 +113,7 @@ enum class Op {
   Stack,
   IndexSelect,
   Gather,
+  Take,  // tl::take: in0 as 1-D row-major at int64 positions in1
   MaskedSelect,
   To,
   Clone,

@@ -529,6 +529,23 @@ Case generate_case(uint64_t seed, const Known& known) {
         v.i = x;
     }
     c.inputs.push_back(index);
+  } else if (op == Op::Take) {
+    Dims s = large ? large_shape(r) : random_shape(r, 4, 64);
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    const int64_t n = numel_of(s);
+    DType id = tl::kInt64;
+    if (r.chance(0.05)) id = r.chance(0.5) ? tl::kInt32 : tl::kFloat32;
+    Input index = make_input(r, id, random_shape(r, 3, 8), known, {false});
+    for (auto& v : index.values) {
+      // Mostly in [-n, n); now and then just outside.
+      int64_t p = n > 0 ? r.uniform(-n, n - 1) : 0;
+      if (r.chance(0.03)) p = r.chance(0.5) ? n : -n - 1;
+      if (is_float(id))
+        v.f = static_cast<double>(p);
+      else
+        v.i = p;
+    }
+    c.inputs.push_back(index);
   } else if (op == Op::MaskedSelect) {
     Dims out = shape();
     bool mask_first = r.chance(0.5);

@@ -1100,6 +1100,19 @@ void run_index_select(Ctx& x) {
   });
 }
 
+// torch.take: int64 positions only, in [-numel, numel) (negative ones wrap), into a read as 1-D.
+void run_take(Ctx& x) {
+  const HostArray &a = x.in[0], &index = x.in[1];
+  if (index.dtype != tl::kInt64) throw Raise{"index dtype"};
+  const int64_t n = static_cast<int64_t>(a.v.size());
+  for (const V& v : index.v)
+    if (v.i < -n || v.i >= n) throw Raise{"index out of range"};
+  HostArray& out = x.res.out;
+  out = {a.dtype, index.shape, std::vector<V>(index.v.size())};
+  for (size_t i = 0; i < index.v.size(); ++i)
+    out.v[i] = a.v[index.v[i].i < 0 ? index.v[i].i + n : index.v[i].i];
+}
+
 void run_gather(Ctx& x) {
   const HostArray &a = x.in[0], &index = x.in[1];
   const int64_t nd = static_cast<int64_t>(a.shape.size());
@@ -1591,6 +1604,8 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_index_select(x);
     else if (op == Op::Gather)
       run_gather(x);
+    else if (op == Op::Take)
+      run_take(x);
     else if (op == Op::MaskedSelect)
       run_masked_select(x);
     else if (op == Op::Reshape || op == Op::View)

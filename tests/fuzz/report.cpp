@@ -182,6 +182,8 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
     os << "}, " << *c.dim << ")";
   } else if (op == Op::IndexSelect || op == Op::Gather) {
     os << "tl::" << op_name(op) << "(in0, " << *c.dim << ", in1)";
+  } else if (op == Op::Take) {
+    os << "tl::take(in0, in1)";
   } else if (op == Op::MaskedSelect) {
     os << "tl::masked_select(in0, in1)";
   } else if (op == Op::To) {

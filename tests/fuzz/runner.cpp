@@ -360,6 +360,8 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::index_select(t(0), *c.dim, t(1));
     case Op::Gather:
       return tl::gather(t(0), *c.dim, t(1));
+    case Op::Take:
+      return tl::take(t(0), t(1));
     case Op::MaskedSelect:
       return tl::masked_select(t(0), t(1));
     case Op::To:

@@ -173,6 +173,8 @@ def run(c):
         return torch.index_select(ins[0], c["dim"], ins[1])
     if op == "gather":
         return torch.gather(ins[0], c["dim"], ins[1])
+    if op == "take":
+        return torch.take(ins[0], ins[1])
     if op == "masked_select":
         return torch.masked_select(ins[0], ins[1])
     if op == "to":

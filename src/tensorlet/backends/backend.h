@@ -147,6 +147,16 @@ class Backend {
   // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
   // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
   virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;
+  // Advanced indexing's two kernels (ops/advanced_index.cpp): `in` / `self` (any strides) seen
+  // as 1-D in row-major order, `index` int64 holding positions in [-numel, numel) (negative ones
+  // wrap; checked by the front-end), any strides (0 for broadcast dims).
+  // take: out[i] = in[index[i]]; index has out's shape; in non-empty.
+  virtual void take(const Tensor& in, const Tensor& index, const Tensor& out) = 0;
+  // put: self[index[i]] = values[i], or += with accumulate (duplicates all add, atomically on
+  // devices); without it, which of duplicate positions wins is undefined, as torch. values has
+  // self's dtype and index's shape (any strides); self has no internal overlap.
+  virtual void put(const Tensor& self, const Tensor& index, const Tensor& values,
+                   bool accumulate) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -34,6 +35,9 @@ struct TensorImpl {
 };
 
 struct ValuesIndices;
+namespace indexing {
+class TensorIndex;
+}
 
 class Tensor {
  public:
@@ -258,6 +262,21 @@ class Tensor {
   Tensor triu(int64_t diagonal = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  // Advanced indexing, torch's x[...] (ops/advanced_index.h): x.index({0, Slice(1, None), idx}),
+  // x.index_put_({mask}, 0.0), x.take(flat), x.put_(flat, source, accumulate).
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values,
+                     bool accumulate = false);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value,
+                     bool accumulate = false);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values,
+                     bool accumulate = false);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value,
+                     bool accumulate = false);
+  Tensor take(const Tensor& index) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
 
   const TensorImpl& impl() const {
     if (!impl_) throw_undefined();
@@ -306,3 +325,6 @@ T* Tensor::data() const {
 }
 
 }  // namespace tensorlet
+
+// The index item type, complete wherever Tensor::index is callable.
+#include "tensorlet/core/tensor_index.h"  // IWYU pragma: export

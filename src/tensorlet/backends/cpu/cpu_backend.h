@@ -47,6 +47,10 @@ class CpuBackend final : public Backend {
            const Tensor& out) override;                                       // cpu_cat.cpp
   void random(const RandomParams& params, const Tensor& out) override;        // cpu_random.cpp
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
+
+  // cpu_take_put.cpp
+  void take(const Tensor& in, const Tensor& index, const Tensor& out) override;
+  void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) override;
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

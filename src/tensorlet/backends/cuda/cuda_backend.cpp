@@ -144,6 +144,15 @@ class CudaBackend final : public Backend {
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
     cuda::index_bounds(index, lo, hi);  // sets the device itself
   }
+  void take(const Tensor& in, const Tensor& index, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::take(in, index, out);
+  }
+  void put(const Tensor& self, const Tensor& index, const Tensor& values,
+           bool accumulate) override {
+    OnDevice on_device(cuda_index_of(self));
+    cuda::put(self, index, values, accumulate);
+  }
 };
 
 Backend& instance() {

@@ -55,5 +55,8 @@ void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 void random(const RandomParams& params, const Tensor& out);
 // Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+// cuda_take_put.cu: a thread per index element; put's accumulate adds atomically.
+void take(const Tensor& in, const Tensor& index, const Tensor& out);
+void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate);
 
 }  // namespace tensorlet::cuda

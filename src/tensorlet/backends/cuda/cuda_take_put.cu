@@ -1,0 +1,197 @@
+// take and put on CUDA: a thread per index element, the strided tensor addressed by unravelling a
+// row-major position over its (coalesced) dims; put's accumulate adds with atomics.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tensorlet/backends/cuda/cuda_index_common.cuh"
+#include "tensorlet/backends/cuda/cuda_kernels.h"
+
+namespace tensorlet::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+// The tensor addressed by row-major position: its dims coalesced (a contiguous tensor is one dim
+// of stride 1) and its element count, for the wrap of negative positions.
+struct FlatTensor {
+  StridedIndexer<1> ix;
+  int64_t numel;
+};
+
+FlatTensor flat_tensor(const Tensor& t) {
+  return FlatTensor{make_indexer<1>(t.shape(), {&t}), t.numel()};
+}
+
+template <typename IndexT>
+__device__ __forceinline__ int64_t flat_offset(const FlatTensor& t, int64_t flat) {
+  if (flat < 0) flat += t.numel;
+  if (t.ix.ndim == 1) return flat * t.ix.strides[0][0];
+  return element_offset(t.ix, static_cast<IndexT>(flat));
+}
+
+// ix: operand 0 = out, 1 = index, over out's shape.
+template <typename T, typename IndexT>
+__global__ void __launch_bounds__(kThreads)
+    take_kernel(T* __restrict__ out, const T* __restrict__ in, const int64_t* __restrict__ index,
+                const __grid_constant__ StridedIndexer<2> ix,
+                const __grid_constant__ FlatTensor src, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    int64_t off[2];
+    ix.offsets(static_cast<IndexT>(i), off);
+    out[off[0]] = in[flat_offset<IndexT>(src, index[off[1]])];
+  }
+}
+
+// ---- atomic accumulation, one overload per element type ----
+
+// A 1- or 2-byte element updated through a compare-and-swap of its aligned 32-bit word (the
+// caching allocator's blocks are 512-byte aligned, so the word never leaves the allocation).
+template <typename Bits, typename F>
+__device__ __forceinline__ void cas_sub_word(Bits* p, F update) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t{3});
+  const unsigned int shift = static_cast<unsigned int>(addr & 3) * 8;
+  const unsigned int mask = ((1u << (8 * sizeof(Bits))) - 1) << shift;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const Bits cur = static_cast<Bits>((assumed & mask) >> shift);
+    const unsigned int next = (assumed & ~mask) | (static_cast<unsigned int>(update(cur)) << shift);
+    old = atomicCAS(word, assumed, next);
+  } while (old != assumed);
+}
+
+__device__ __forceinline__ void atomic_accumulate(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_accumulate(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_accumulate(int32_t* p, int32_t v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_accumulate(int64_t* p, int64_t v) {
+  // Two's complement: the unsigned add wraps to the signed sum, as torch's int64 add.
+  atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+__device__ __forceinline__ void atomic_accumulate(bool* p, bool v) {
+  if (!v) return;  // "or" with false changes nothing
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  atomicOr(reinterpret_cast<unsigned int*>(addr & ~uintptr_t{3}),
+           1u << (static_cast<unsigned int>(addr & 3) * 8));
+}
+template <typename T>
+requires(std::is_integral_v<T> && sizeof(T) < 4 &&
+         !std::is_same_v<T, bool>) __device__ __forceinline__ void atomic_accumulate(T* p, T v) {
+  using U = std::make_unsigned_t<T>;
+  cas_sub_word(reinterpret_cast<U*>(p),
+               [v](U cur) { return static_cast<U>(cur + static_cast<U>(v)); });
+}
+__device__ __forceinline__ void atomic_accumulate(Half* p, Half v) {
+  __half_raw raw;
+  raw.x = v.bits;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+  atomicAdd(reinterpret_cast<__half*>(p), __half(raw));
+#else
+  const float add = __half2float(__half(raw));
+  cas_sub_word(reinterpret_cast<uint16_t*>(p), [add](uint16_t cur) {
+    __half_raw c;
+    c.x = cur;
+    return static_cast<__half_raw>(__float2half(__half2float(__half(c)) + add)).x;
+  });
+#endif
+}
+__device__ __forceinline__ void atomic_accumulate(BFloat16* p, BFloat16 v) {
+  __nv_bfloat16_raw raw;
+  raw.x = v.bits;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __nv_bfloat16(raw));
+#else
+  const float add = __bfloat162float(__nv_bfloat16(raw));
+  cas_sub_word(reinterpret_cast<uint16_t*>(p), [add](uint16_t cur) {
+    __nv_bfloat16_raw c;
+    c.x = cur;
+    return static_cast<__nv_bfloat16_raw>(
+               __float2bfloat16(__bfloat162float(__nv_bfloat16(c)) + add))
+        .x;
+  });
+#endif
+}
+
+// ix: operand 0 = index, 1 = values, over index's shape. T: the element type (Accumulate) or the
+// unsigned type of its size (plain stores move bits).
+template <typename T, typename IndexT, bool Accumulate>
+__global__ void __launch_bounds__(kThreads)
+    put_kernel(T* __restrict__ self, const int64_t* __restrict__ index,
+               const T* __restrict__ values, const __grid_constant__ StridedIndexer<2> ix,
+               const __grid_constant__ FlatTensor dst, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    int64_t off[2];
+    ix.offsets(static_cast<IndexT>(i), off);
+    T* slot = self + flat_offset<IndexT>(dst, index[off[0]]);
+    if constexpr (Accumulate) {
+      atomic_accumulate(slot, values[off[1]]);
+    } else {
+      *slot = values[off[1]];
+    }
+  }
+}
+
+// 32-bit index math when both the loop and the addressed tensor fit.
+bool use_32bit(int64_t n, int64_t numel) {
+  return n < kMax32BitElements && numel < kMax32BitElements;
+}
+
+}  // namespace
+
+void take(const Tensor& in, const Tensor& index, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const StridedIndexer<2> ix = make_indexer<2>(out.shape(), {&out, &index});
+  const FlatTensor src = flat_tensor(in);
+  const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
+  cudaStream_t s = current_stream_handle(out.device().index());
+  const unsigned grid = grid_for(n, kThreads);
+  dispatch_bits(in.element_size(), [&]<typename T>() {
+    T* dst = static_cast<T*>(out.data_ptr());
+    const T* from = static_cast<const T*>(in.data_ptr());
+    if (use_32bit(n, in.numel())) {
+      take_kernel<T, uint32_t><<<grid, kThreads, 0, s>>>(dst, from, idx, ix, src, n);
+    } else {
+      take_kernel<T, uint64_t><<<grid, kThreads, 0, s>>>(dst, from, idx, ix, src, n);
+    }
+    check_launch(s, "take_kernel");
+  });
+}
+
+void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+  const int64_t n = index.numel();
+  if (n == 0) return;
+  const StridedIndexer<2> ix = make_indexer<2>(index.shape(), {&index, &values});
+  const FlatTensor dst = flat_tensor(self);
+  const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
+  cudaStream_t s = current_stream_handle(self.device().index());
+  const unsigned grid = grid_for(n, kThreads);
+  const bool narrow = use_32bit(n, self.numel());
+  auto launch = [&]<typename T, bool Accumulate>() {
+    T* to = static_cast<T*>(self.data_ptr());
+    const T* from = static_cast<const T*>(values.data_ptr());
+    if (narrow) {
+      put_kernel<T, uint32_t, Accumulate><<<grid, kThreads, 0, s>>>(to, idx, from, ix, dst, n);
+    } else {
+      put_kernel<T, uint64_t, Accumulate><<<grid, kThreads, 0, s>>>(to, idx, from, ix, dst, n);
+    }
+    check_launch(s, "put_kernel");
+  };
+  if (accumulate) {
+    dispatch_dtype<kAllDTypes>(
+        self.dtype(), [&]<typename T>() { launch.template operator()<T, true>(); }, "tl::put_");
+  } else {
+    dispatch_bits(self.element_size(),
+                  [&]<typename T>() { launch.template operator()<T, false>(); });
+  }
+}
+
+}  // namespace tensorlet::cuda
