@@ -1,4 +1,6 @@
-// CPU benchmark: DESIGN.md rows C1-C3, each against a floor measured in the same run.
+// CPU benchmark: DESIGN.md rows C1-C3, each against a floor measured in the same run, and issue
+// 14's O6 (softmax, cumsum, sort of 16M float32 on all threads; bench/torch_reference.py times
+// PyTorch's CPU on the same workloads and pairs the rows).
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
@@ -124,6 +126,34 @@ int main() {
     const double ratio = t[1] / t[0];
     row("C3", "1024^2 float32 matmul", fmt("%.1f GFLOP/s", flop / t[0] / 1e9),
         fmt("Eigen MatrixXf %.1f GFLOP/s", flop / t[1] / 1e9), ratio, ">= 0.95x", ratio >= 0.95);
+  }
+  // ---- O6: softmax, cumsum and sort of 16M float32 on all threads (PyTorch: torch_reference) ----
+  {
+    constexpr int64_t n = 16 << 20;
+    tl::Tensor m = tl::rand({4096, 4096}), v = tl::rand({n});
+    std::vector<float> src(n, 1.0f), dst(n, 0.0f);
+    auto copyt = [&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int t = 0; t < threads; ++t) {
+        const int64_t begin = n / threads * t, end = t == threads - 1 ? n : n / threads * (t + 1);
+        std::memcpy(dst.data() + begin, src.data() + begin, (end - begin) * sizeof(float));
+      }
+      g_sink = g_sink + dst[n - 1];
+    };
+    auto t =
+        interleaved_medians(7, 1,
+                            {copyt, [&] { g_sink = g_sink + tl::softmax(m, -1).data<float>()[0]; },
+                             [&] { g_sink = g_sink + tl::cumsum(v, 0).data<float>()[n - 1]; },
+                             [&] { g_sink = g_sink + tl::sort(v).values.data<float>()[0]; }});
+    const std::string floor = fmt("memcpy 64 MiB %.2f ms", t[0] * 1e3);
+    const char* names[] = {"softmax(-1) of [4096, 4096] float32", "cumsum of 16M float32",
+                           "sort of 16M float32"};
+    // The target is against PyTorch's CPU (torch_reference.py's O6 rows, same machine and run);
+    // the ratio here is the memcpy floor's time over the op's.
+    for (int i = 0; i < 3; ++i)
+      std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", "O6", names[i],
+                  fmt("%.3f ms", t[i + 1] * 1e3).c_str(), floor.c_str(), t[0] / t[i + 1],
+                  ">=0.8x torch", "see torch_reference");
   }
   std::printf(
       "\nratio: C1 = time / allocation floor (for reference; the target is absolute),\n"

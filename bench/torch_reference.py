@@ -260,9 +260,40 @@ def cumsum():
     torch.cuda.empty_cache()
 
 
-def read_ours(path):
-    """bench_cuda's table rows as {(id, n-th row of that id): (value, unit)}."""
+def cpu_ops():
+    """O6: PyTorch's CPU on all cores, the workloads of bench_cpu's O6 rows (ms per call)."""
+    import os
+    threads = torch.get_num_threads()
+    torch.set_num_threads(os.cpu_count())
+    try:
+        m = torch.rand(4096, 4096)
+        v = torch.rand(1 << 24)
+
+        def wall(op):
+            def run():
+                start = time.perf_counter()
+                op()
+                return time.perf_counter() - start
+            return run
+        t = medians([wall(lambda: torch.softmax(m, -1)), wall(lambda: torch.cumsum(v, 0)),
+                     wall(lambda: torch.sort(v))])
+        row("O6", "softmax(-1) of [4096, 4096] float32", t[0] * 1e3, "ms")
+        row("O6", "cumsum of 16M float32", t[1] * 1e3, "ms")
+        row("O6", "sort of 16M float32", t[2] * 1e3, "ms")
+    finally:
+        torch.set_num_threads(threads)
+
+
+def read_ours(paths):
+    """bench_cuda's and bench_cpu's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
+    for path in paths:
+        ours_of(path, ours, seen)
+    return ours
+
+
+def ours_of(path, ours, seen):
+    """Adds one log's rows to ours."""
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
     pattern = re.compile(r"^(G\d|H\d|O\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -274,12 +305,11 @@ def read_ours(path):
             k = seen.get(gid, 0)
             seen[gid] = k + 1
             ours[(gid, k)] = (float(m.group(2)), m.group(3))
-    return ours
 
 
-def compare(path):
-    ours = read_ours(path)
-    print(f"\ntensorlet (from {path}) vs PyTorch {torch.__version__}; "
+def compare(paths):
+    ours = read_ours(paths)
+    print(f"\ntensorlet (from {', '.join(paths)}) vs PyTorch {torch.__version__}; "
           "speed ratio > 1: tensorlet is faster")
     print(f"{'id':<3} {'workload':<36} {'tensorlet':>12} {'PyTorch':>12} {'unit':<8} ratio")
     seen = {}
@@ -297,7 +327,9 @@ def compare(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ours", help="bench_cuda's output, to print tensorlet/PyTorch ratios")
+    parser.add_argument("--ours", action="append",
+                        help="bench_cuda's or bench_cpu's output (repeatable), to print "
+                        "tensorlet/PyTorch ratios")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("torch_reference: PyTorch sees no CUDA device; nothing to measure")
@@ -317,6 +349,7 @@ def main():
     softmax()
     ordering()
     cumsum()
+    cpu_ops()
     if args.ours:
         compare(args.ours)
     return 0

@@ -51,7 +51,7 @@ TL_DECLARE_BINARY(bitwise_and)
 TL_DECLARE_BINARY(bitwise_or)
 TL_DECLARE_BINARY(bitwise_xor)
 TL_DECLARE_BINARY(bitwise_left_shift)   // a shift by < 0 or >= the width gives 0, as torch
-TL_DECLARE_BINARY(bitwise_right_shift)  // ... or the sign fill for signed types
+TL_DECLARE_BINARY(bitwise_right_shift)  // by < 0 or >= the width: 0, or the sign fill if signed
 #undef TL_DECLARE_BINARY
 
 Tensor neg(const Tensor& a);
@@ -66,7 +66,7 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor logical_not(const Tensor& a);
 Tensor floor(const Tensor& a);  // integers: the identity (dtype kept), as torch.floor
-Tensor ceil(const Tensor& a);   // likewise
+Tensor ceil(const Tensor& a);   // integers: the identity, as torch.ceil
 Tensor trunc(const Tensor& a);  // toward zero
 Tensor round(const Tensor& a);  // to the nearest integer, halves to even (2.5 -> 2), as torch.round
 Tensor sign(const Tensor& a);   // -1, 0, 1; NaN gives 0, as torch.sign
