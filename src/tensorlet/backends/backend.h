@@ -9,6 +9,7 @@
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/scan_ops.h"
+#include "tensorlet/backends/math/scatter_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/core/allocator.h"
 #include "tensorlet/core/tensor.h"
@@ -135,6 +136,17 @@ class Backend {
   // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
   // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
   virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;
+  // Scatter into `self` in place (backends/math/scatter_ops.h): self has at least one dim, any
+  // strides and no broadcast dims; index is int64 of self's rank (any strides, 0 included) with
+  // every value in [0, self.size(dim)) and index.size(d) <= self.size(d) for d != dim. For every
+  // position p of index's shape, the element of self at p with coordinate `dim` replaced by
+  // index[p] is combined with src[p]: src is a tensor of self's dtype and index's shape (any
+  // strides), or a scalar already of self's dtype. Add scales src by alpha (a value of self's
+  // compute type) first. Reductions fold every value of duplicated targets in (in any order
+  // where atomics do it); which Assign wins is unspecified. Used by scatter, scatter_add,
+  // scatter_reduce and index_add / index_copy / index_fill (ops/scatter.cpp, ops/index_ops.cpp).
+  virtual void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+                       const ElementwiseArg& src, Scalar alpha) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

@@ -129,6 +129,11 @@ class CudaBackend final : public Backend {
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
     cuda::index_bounds(index, lo, hi);  // sets the device itself
   }
+  void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+               const ElementwiseArg& src, Scalar alpha) override {
+    OnDevice on_device(cuda_index_of(self));
+    cuda::scatter(op, self, dim, index, src, alpha);
+  }
 };
 
 Backend& instance() {

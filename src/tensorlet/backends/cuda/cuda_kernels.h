@@ -50,5 +50,8 @@ void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 void random(const RandomParams& params, const Tensor& out);
 // Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+// cuda_scatter.cu (a thread per index element, atomics; Backend::scatter's contract)
+void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+             const ElementwiseArg& src, Scalar alpha);
 
 }  // namespace tensorlet::cuda
