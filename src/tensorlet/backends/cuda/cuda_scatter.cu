@@ -168,7 +168,7 @@ void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
   const StridedIndexer<3> ix = make_indexer_raw<3>(nd, index.shape().data(), strides);
   const int64_t step = self.strides()[dim];
   cudaStream_t s = current_stream_handle(self.device().index());
-  dispatch_dtype(self.dtype(), [&]<typename T>() {
+  dispatch_dtype<kAllDTypes>(self.dtype(), [&]<typename T>() {
     Stored<T> value{};
     const T* src_ptr = nullptr;
     if (src.is_scalar()) {
