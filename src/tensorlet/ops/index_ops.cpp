@@ -54,11 +54,12 @@ void check_index_add(const char* name, const Tensor& self, int64_t dim, const Te
                      ", got self shape ", self.shape(), " and source shape ", source.shape());
 }
 
-// torch.add's rule for alpha, in the dtype it scales.
+// torch's alpha_check: a bool alpha only for bool tensors, no float alpha for integer or bool
+// ones (and, here, an integer alpha that fits the dtype).
 void check_alpha(const char* name, Scalar alpha, DType dtype) {
-  if (dtype == kBool && !alpha.is_bool())
+  if (alpha.is_bool() && dtype != kBool)
     fail<DTypeError>(name, "Boolean alpha only supported for Boolean results");
-  if (is_integral(dtype) && alpha.is_floating_point())
+  if (!is_floating_point(dtype) && alpha.is_floating_point())
     fail<DTypeError>(name,
                      "For integral input tensors, argument alpha must not be a floating point "
                      "number");
