@@ -1,6 +1,6 @@
 // CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
-// 12), O1's softmax, O2's sorts, O3's topk and O4's cumsum (issue 14), each against a raw floor
-// measured in the same run.
+// 12), O1's softmax, O2's sorts, O3's topk, O4's cumsum and O5's scatter_add / index_add (issue
+// 14), each against a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 O2 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -602,6 +602,43 @@ void bench_cumsum() {
   std::printf("    cumsum of 64M float32: %.1f us per call\n", t[1] / kIters * 1e6);
 }
 
+// ---- O5: scatter_add and index_add of 16M values into 1M bins vs a raw atomicAdd kernel -------
+
+void bench_scatter() {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  // Random bins from a fixed seed (torch_reference.py draws its own: the same distribution).
+  constexpr int64_t n = int64_t{16} << 20, bins = int64_t{1} << 20;
+  tl::manual_seed(14);
+  const tl::TensorOptions on_gpu = tl::TensorOptions(tl::kInt64).device(tl::Device::cuda(0));
+  tl::Tensor index = tl::randint(0, bins, {n}, on_gpu);
+  tl::Tensor src = rand_of({n}, tl::kFloat32);
+  tl::Tensor self = tl::zeros({bins}, on_gpu.dtype(tl::kFloat32));
+  tl::Tensor raw_out = tl::zeros({bins}, on_gpu.dtype(tl::kFloat32));
+  // Ours: the out-of-place ops as a user calls them (a copy of self, the index range check with
+  // its one wait, the atomic kernel); the floor: the atomic kernel alone into a buffer.
+  auto t = interleaved_medians(
+      7, 2,
+      {iters([&] {
+         bench::launch_scatter_add(src.data<float>(), index.data<int64_t>(), raw_out.data<float>(),
+                                   n, g_stream);
+       }),
+       iters([&] { g_sink = g_sink + tl::scatter_add(self, 0, index, src).numel(); }),
+       iters([&] { g_sink = g_sink + tl::index_add(self, 0, index, src).numel(); })});
+  const double raw_us = t[0] / kIters * 1e6;
+  const char* names[2] = {"scatter_add 16M float32 into 1M bins",
+                          "index_add 16M float32 into 1M bins"};
+  for (int k = 0; k < 2; ++k) {
+    const double us = t[k + 1] / kIters * 1e6;
+    row("O5", names[k], fmt("%.1f us", us), fmt("raw atomicAdd %.1f us", raw_us), us / raw_us,
+        "<= 2x", us / raw_us <= 2);
+  }
+}
+
 bool wanted(int argc, char** argv, const char* id) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -667,6 +704,7 @@ int main(int argc, char** argv) {
   const bool o2 = wanted(argc, argv, "O2"), o3 = wanted(argc, argv, "O3");
   if (o2 || o3) section("O2", [&] { bench_ordering(o2, o3); });
   if (wanted(argc, argv, "O4")) section("O4", [] { bench_cumsum(); });
+  if (wanted(argc, argv, "O5")) section("O5", [] { bench_scatter(); });
   section("end", [] { tl::cuda::synchronize(); });
 
   std::printf(
@@ -679,6 +717,7 @@ int main(int argc, char** argv) {
       "GB/s\n"
       "       (read + write) / D2D copy GB/s; O2 = sort time / CUB's radix sort of (key, int64)\n"
       "       pairs; O3 = topk time / one read of its input at D2D copy rate; O4 = cumsum GB/s\n"
-      "       (read + write) / D2D copy GB/s\n");
+      "       (read + write) / D2D copy GB/s; O5 = time / a raw atomicAdd kernel's (no copy of\n"
+      "       self, no index check)\n");
   return failed == 0 ? 0 : 1;
 }

@@ -11,6 +11,13 @@ namespace {
 
 __global__ void empty_kernel() {}
 
+__global__ void scatter_add_kernel(const float* __restrict__ src, const int64_t* __restrict__ index,
+                                   float* out, int64_t n) {
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += stride)
+    atomicAdd(out + index[i], src[i]);
+}
+
 // Grid-stride over float4s, then the n % 4 leftover floats by the first threads.
 __global__ void add_kernel(const float4* a, const float4* b, float4* out, int64_t n4,
                            const float* at, const float* bt, float* outt, int tail) {
@@ -38,6 +45,15 @@ void launch_add(const float* a, const float* b, float* out, int64_t n, cudaStrea
   add_kernel<<<blocks, kThreads, 0, stream>>>(
       reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
       reinterpret_cast<float4*>(out), n4, a + 4 * n4, b + 4 * n4, out + 4 * n4, tail);
+}
+
+void launch_scatter_add(const float* src, const int64_t* index, float* out, int64_t n,
+                        cudaStream_t stream) {
+  if (n <= 0) return;
+  constexpr int kThreads = 256;
+  const auto blocks = static_cast<unsigned>(
+      std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, int64_t{1} << 20));
+  scatter_add_kernel<<<blocks, kThreads, 0, stream>>>(src, index, out, n);
 }
 
 cudaError_t sort_pairs(void* temp, size_t& temp_bytes, const float* keys_in, float* keys_out,

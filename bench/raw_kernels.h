@@ -25,4 +25,9 @@ cudaError_t segmented_sort_pairs(void* temp, size_t& temp_bytes, const float* ke
                                  int64_t n, int64_t segments, const int* offsets,
                                  cudaStream_t stream);
 
+// out[index[i]] += src[i] for i < n with one atomicAdd each, no bounds check: the floor of row
+// O5's scatter_add and index_add.
+void launch_scatter_add(const float* src, const int64_t* index, float* out, int64_t n,
+                        cudaStream_t stream);
+
 }  // namespace bench

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O4).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O5) and
+bench_cpu (O6, PyTorch's CPU on all cores).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
 
@@ -284,6 +285,27 @@ def cpu_ops():
         torch.set_num_threads(threads)
 
 
+def scatter():
+    iters = 5
+    n, bins = 16 << 20, 1 << 20
+    torch.manual_seed(14)
+    index = torch.randint(0, bins, (n,), device="cuda")
+    src = torch.rand(n, device="cuda")
+    self = torch.zeros(bins, device="cuda")
+
+    def repeat(op):
+        def body():
+            for _ in range(iters):
+                op()
+        return events(body)
+    t = medians([repeat(lambda: torch.scatter_add(self, 0, index, src)),
+                 repeat(lambda: torch.index_add(self, 0, index, src))])
+    row("O5", "scatter_add 16M float32 into 1M bins", t[0] / iters * 1e6, "us")
+    row("O5", "index_add 16M float32 into 1M bins", t[1] / iters * 1e6, "us")
+    del index, src, self
+    torch.cuda.empty_cache()
+
+
 def read_ours(paths):
     """bench_cuda's and bench_cpu's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -350,6 +372,7 @@ def main():
     ordering()
     cumsum()
     cpu_ops()
+    scatter()
     if args.ours:
         compare(args.ours)
     return 0

@@ -25,6 +25,7 @@
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/shape_ops.h"
 #include "tensorlet/ops/scan.h"
+#include "tensorlet/ops/scatter.h"
 #include "tensorlet/core/scalar.h"
 #include "tensorlet/core/shape.h"
 #include "tensorlet/core/tensor.h"

@@ -122,6 +122,10 @@ enum class Op {
   View,
   Copy,
   Fill,
+  // the scatter family: scatter_add and index_add (repeated indices fold in), masked_scatter
+  ScatterAdd,
+  IndexAdd,
+  MaskedScatter,
   // in place: self (a view) op= other (tensor or number)
   AddInplace,
   SubInplace,

@@ -546,6 +546,53 @@ Case generate_case(uint64_t seed, const Known& known) {
         v.i = p;
     }
     c.inputs.push_back(index);
+  } else if (op == Op::ScatterAdd || op == Op::IndexAdd) {
+    Dims s = random_shape(r, 4, 64);
+    if (s.empty() && r.chance(0.7)) s = {3};
+    const int64_t nd = static_cast<int64_t>(s.size()), span = std::max<int64_t>(nd, 1);
+    c.dim = r.chance(0.03) ? span : r.uniform(-span, span - 1);
+    const int64_t d = ((*c.dim % span) + span) % span;
+    const int64_t size = nd ? s[d] : 1;
+    const DType dt = random_dtype(r);
+    c.inputs.push_back(make_input(r, dt, s, known));
+    DType id = r.chance(0.5) ? tl::kInt64 : tl::kInt32;
+    if (r.chance(0.03)) id = tl::kFloat32;
+    Dims is, ss;
+    if (op == Op::ScatterAdd) {
+      is = s;  // at most self's sizes off dim, src's everywhere
+      for (int64_t i = 0; i < nd; ++i) is[i] = i == d ? r.uniform(0, 6) : r.uniform(0, s[i]);
+      if (r.chance(0.03) && nd) is[r.uniform(0, nd - 1)] += 1;
+      ss = is;
+      for (auto& x : ss) x += r.chance(0.3) ? r.uniform(0, 2) : 0;
+      if (r.chance(0.03) && nd) ss[r.uniform(0, nd - 1)] -= 1;
+      for (auto& x : ss) x = std::max<int64_t>(x, 0);
+    } else {
+      const int64_t m = r.uniform(0, 6);
+      is = nd == 0 ? (r.chance(0.5) ? Dims{} : Dims{1}) : Dims{m};
+      ss = s;
+      if (nd) ss[d] = m;
+      if (r.chance(0.03) && nd) ss[r.uniform(0, nd - 1)] += 1;
+    }
+    Input index = make_input(r, id, is, known, {false});
+    for (auto& v : index.values) {
+      const int64_t bad = r.chance(0.03) ? (r.chance(0.5) ? -1 : size) : -2;
+      const int64_t x = bad != -2 ? bad : size > 0 ? r.uniform(0, size - 1) : 0;
+      if (is_float(id))
+        v.f = static_cast<double>(x);
+      else
+        v.i = x;
+    }
+    c.inputs.push_back(index);
+    c.inputs.push_back(make_input(r, r.chance(0.95) ? dt : random_dtype(r), ss, known));
+  } else if (op == Op::MaskedScatter) {
+    const Dims out = shape();
+    c.inputs.push_back(make_input(r, random_dtype(r), out, known));
+    c.inputs.push_back(
+        make_input(r, r.chance(0.96) ? tl::kBool : random_dtype(r), partner_shape(r, out), known));
+    // Mostly enough source values for a broadcast mask; sometimes too few (an error).
+    const int64_t want = 2 * numel_of(out) + 2;
+    const DType sd = r.chance(0.95) ? c.inputs[0].dtype : random_dtype(r);
+    c.inputs.push_back(make_input(r, sd, {r.chance(0.9) ? want : r.uniform(0, want)}, known));
   } else if (op == Op::MaskedSelect) {
     Dims out = shape();
     bool mask_first = r.chance(0.5);

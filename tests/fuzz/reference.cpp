@@ -1150,6 +1150,112 @@ void run_masked_select(Ctx& x) {
   out.shape = {static_cast<int64_t>(out.v.size())};
 }
 
+// The unit roundoff of a floating dtype (0 for others): a sum of k terms in another order differs
+// by at most about k of them times the sum of the terms' magnitudes.
+double unit_roundoff(DType d) {
+  switch (d) {
+    case tl::kFloat16:
+      return 0x1.0p-11;
+    case tl::kBFloat16:
+      return 0x1.0p-8;
+    case tl::kFloat32:
+      return 0x1.0p-24;
+    case tl::kFloat64:
+      return 0x1.0p-53;
+    default:
+      return 0;
+  }
+}
+
+// scatter_add (self[p with dim = index[p]] += src[p] over index's positions) and index_add
+// (self.select(dim, index[i]) += source.select(dim, i)), with torch's checks; 0-dim tensors act
+// as [1]. Repeated indices fold in; float sums are held to a tolerance for the order they fold in.
+void run_scatter_add(Ctx& x) {
+  const HostArray &a = x.in[0], &index = x.in[1], &src = x.in[2];
+  const bool index_add = x.c.op == Op::IndexAdd;
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  auto w = wrap(*x.c.dim, nd);
+  if (!w) throw Raise{"dim out of range"};
+  const bool int_index = index.dtype == tl::kInt32 || index.dtype == tl::kInt64;
+  const auto one_d = [](const Dims& s) { return s.empty() ? Dims{1} : s; };
+  const Dims as = one_d(a.shape), is = one_d(index.shape), ss = one_d(src.shape);
+  if (index_add) {
+    if (index.shape.size() > 1) throw Raise{"index of more than one dim"};
+    if (!int_index) throw Raise{"index dtype"};
+    if (src.dtype != a.dtype) throw Raise{"source dtype"};
+    const int64_t sd = static_cast<int64_t>(src.shape.size());
+    if (*w != 0 && *w >= sd) throw Raise{"dim beyond source's dims"};
+    if (static_cast<int64_t>(index.v.size()) != (sd == 0 ? 1 : src.shape[*w]))
+      throw Raise{"index count differs from source.size(dim)"};
+    Dims sa = a.shape, sb = src.shape;
+    if (nd && sd) {
+      sa.erase(sa.begin() + *w);
+      sb.erase(sb.begin() + *w);
+    }
+    if (sa != sb) throw Raise{"source shape differs from self's off dim"};
+  } else {
+    if (!index.v.empty() && !int_index) throw Raise{"index dtype"};
+    if (src.dtype != a.dtype) throw Raise{"src dtype"};
+    if (!index.v.empty()) {
+      if (is.size() != as.size() || ss.size() != is.size()) throw Raise{"ranks differ"};
+      for (size_t k = 0; k < is.size(); ++k)
+        if ((static_cast<int64_t>(k) != *w && is[k] > as[k]) || is[k] > ss[k])
+          throw Raise{"index larger than self or src"};
+    }
+  }
+  for (const V& v : index.v)
+    if (v.i < 0 || v.i >= as[*w]) throw Raise{"index out of range"};
+  const DType d = a.dtype;
+  HostArray& out = x.res.out;
+  out = a;
+  std::vector<double> mag(out.v.size(), 0);
+  std::vector<int64_t> count(out.v.size(), 1);
+  for (size_t k = 0; k < out.v.size(); ++k) mag[k] = std::fabs(out.v[k].f);
+  // Every (source position, target position) pair, in row-major order of the positions.
+  const Dims& walk = index_add ? ss : is;
+  for_each_index(walk, [&](int64_t flat, const Dims& p) {
+    Dims t = p;
+    t[*w] = index.v[index_add ? p[*w] : flat].i;
+    int64_t to = 0, from = 0;
+    for (size_t k = 0; k < t.size(); ++k) to = to * as[k] + t[k];
+    for (size_t k = 0; k < p.size(); ++k) from = from * ss[k] + p[k];
+    const V v = src.v[from];
+    V& o = out.v[to];
+    if (is_float(d)) {
+      o.f += v.f;
+      mag[to] += std::fabs(v.f);
+      ++count[to];
+    } else if (d == tl::kBool) {
+      o.i = o.i || v.i;
+    } else {
+      o.i = wrap_add(o.i, v.i);
+    }
+  });
+  for (V& v : out.v) v = finish(v, d);
+  if (is_float(d)) {
+    x.res.atol.assign(out.v.size(), 0);
+    for (size_t k = 0; k < out.v.size(); ++k)
+      x.res.atol[k] = 2 * unit_roundoff(d) * static_cast<double>(count[k]) * mag[k] + 1e-30;
+  }
+}
+
+// masked_scatter: self and the bool mask broadcast together; the true elements, in row-major
+// order, take source's values (in its row-major order); too few of them is an error.
+void run_masked_scatter(Ctx& x) {
+  const HostArray &a = x.in[0], &mask = x.in[1], &src = x.in[2];
+  if (mask.dtype != tl::kBool) throw Raise{"mask must be bool"};
+  if (src.dtype != a.dtype) throw Raise{"source dtype"};
+  const Dims shape = broadcast({a.shape, mask.shape});
+  const int64_t n = numel_of(shape);
+  int64_t trues = 0;
+  for (int64_t i = 0; i < n; ++i) trues += element_at(mask, i, shape).i != 0;
+  if (trues > static_cast<int64_t>(src.v.size())) throw Raise{"source has too few elements"};
+  HostArray& out = x.res.out;
+  out = {a.dtype, shape, std::vector<V>(n)};
+  for (int64_t i = 0, next = 0; i < n; ++i)
+    out.v[i] = element_at(mask, i, shape).i ? src.v[next++] : element_at(a, i, shape);
+}
+
 // Would converting `a` to `to` hit the float -> int out-of-range rule?
 bool hits_float_to_int(const HostArray& a, DType to) {
   if (!is_float(a.dtype) || is_float(to) || to == tl::kBool) return false;
@@ -1608,6 +1714,10 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_take(x);
     else if (op == Op::MaskedSelect)
       run_masked_select(x);
+    else if (op == Op::ScatterAdd || op == Op::IndexAdd)
+      run_scatter_add(x);
+    else if (op == Op::MaskedScatter)
+      run_masked_scatter(x);
     else if (op == Op::Reshape || op == Op::View)
       run_reshape(x);
     else if (op == Op::Copy || op == Op::Fill)

@@ -186,6 +186,10 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
     os << "tl::take(in0, in1)";
   } else if (op == Op::MaskedSelect) {
     os << "tl::masked_select(in0, in1)";
+  } else if (op == Op::ScatterAdd || op == Op::IndexAdd) {
+    os << "tl::" << op_name(op) << "(in0, " << *c.dim << ", in1, in2)";
+  } else if (op == Op::MaskedScatter) {
+    os << "tl::masked_scatter(in0, in1, in2)";
   } else if (op == Op::To) {
     os << "in0.to(" << dtype_const(c.target) << ")";
   } else if (op == Op::Clone || op == Op::Contiguous) {

@@ -364,6 +364,12 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::take(t(0), t(1));
     case Op::MaskedSelect:
       return tl::masked_select(t(0), t(1));
+    case Op::ScatterAdd:
+      return tl::scatter_add(t(0), *c.dim, t(1), t(2));
+    case Op::IndexAdd:
+      return tl::index_add(t(0), *c.dim, t(1), t(2));
+    case Op::MaskedScatter:
+      return tl::masked_scatter(t(0), t(1), t(2));
     case Op::To:
       return t(0).to(c.target);
     case Op::Clone:

@@ -177,6 +177,10 @@ def run(c):
         return torch.take(ins[0], ins[1])
     if op == "masked_select":
         return torch.masked_select(ins[0], ins[1])
+    if op in ("scatter_add", "index_add"):
+        return getattr(torch, op)(ins[0], c["dim"], ins[1], ins[2])
+    if op == "masked_scatter":
+        return torch.masked_scatter(ins[0], ins[1], ins[2])
     if op == "to":
         return ins[0].to(DT[c["target"]])
     if op in ("clone", "contiguous"):

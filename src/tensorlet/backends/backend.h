@@ -9,6 +9,7 @@
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/scan_ops.h"
+#include "tensorlet/backends/math/scatter_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/core/allocator.h"
 #include "tensorlet/core/tensor.h"
@@ -157,6 +158,17 @@ class Backend {
   // self's dtype and index's shape (any strides); self has no internal overlap.
   virtual void put(const Tensor& self, const Tensor& index, const Tensor& values,
                    bool accumulate) = 0;
+  // Scatter into `self` in place (backends/math/scatter_ops.h): self has at least one dim, any
+  // strides and no broadcast dims; index is int64 of self's rank (any strides, 0 included) with
+  // every value in [0, self.size(dim)) and index.size(d) <= self.size(d) for d != dim. For every
+  // position p of index's shape, the element of self at p with coordinate `dim` replaced by
+  // index[p] is combined with src[p]: src is a tensor of self's dtype and index's shape (any
+  // strides), or a scalar already of self's dtype. Add scales src by alpha (a value of self's
+  // compute type) first. Reductions fold every value of duplicated targets in (in any order
+  // where atomics do it); which Assign wins is unspecified. Used by scatter, scatter_add,
+  // scatter_reduce and index_add / index_copy / index_fill (ops/scatter.cpp, ops/index_ops.cpp).
+  virtual void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+                       const ElementwiseArg& src, Scalar alpha) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "tensorlet/core/device.h"
@@ -277,6 +278,25 @@ class Tensor {
   Tensor take(const Tensor& index) const;
   Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
   Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  // The scatter family (ops/scatter.h) and its in-place forms: x.scatter_(1, index, src).
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self = true);
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_fill(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
 
   const TensorImpl& impl() const {
     if (!impl_) throw_undefined();

@@ -51,6 +51,8 @@ class CpuBackend final : public Backend {
   // cpu_take_put.cpp
   void take(const Tensor& in, const Tensor& index, const Tensor& out) override;
   void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) override;
+  void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+               const ElementwiseArg& src, Scalar alpha) override;  // cpu_scatter.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

@@ -153,6 +153,11 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(self));
     cuda::put(self, index, values, accumulate);
   }
+  void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+               const ElementwiseArg& src, Scalar alpha) override {
+    OnDevice on_device(cuda_index_of(self));
+    cuda::scatter(op, self, dim, index, src, alpha);
+  }
 };
 
 Backend& instance() {

@@ -58,5 +58,8 @@ void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
 // cuda_take_put.cu: a thread per index element; put's accumulate adds atomically.
 void take(const Tensor& in, const Tensor& index, const Tensor& out);
 void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate);
+// cuda_scatter.cu (a thread per index element, atomics; Backend::scatter's contract)
+void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+             const ElementwiseArg& src, Scalar alpha);
 
 }  // namespace tensorlet::cuda

@@ -1,0 +1,195 @@
+// Scatter on CUDA (scatter, scatter_add, scatter_reduce, index_add/copy/fill): one thread per
+// index element, folding its value into self with an atomic. Native atomicAdd where the hardware
+// has one (float, double, int32, int64, float16, bfloat16), atomicMax/atomicMin for int32/int64,
+// and a compare-and-swap loop for the rest (products, float max/min with NaN, 1- and 2-byte
+// integers and bool), so every value sent to an element is combined.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "tensorlet/backends/cuda/cuda_index_common.cuh"
+#include "tensorlet/backends/cuda/cuda_kernels.h"
+#include "tensorlet/backends/math/scatter_ops.h"
+#include "tensorlet/core/convert.h"
+
+namespace tensorlet::cuda {
+namespace {
+
+constexpr int kScatterThreads = 256;
+
+// Replaces *addr by f(*addr) atomically: read, combine, compare-and-swap until no other thread
+// wrote in between. 1- and 2-byte elements swap the aligned 32-bit word that holds them, the
+// other bytes written back as they were (an allocation is at least 4-byte aligned and whole
+// words, so the word lies inside it).
+template <typename T, typename F>
+__device__ __forceinline__ void atomic_update(T* addr, const F& f) {
+  using S = Stored<T>;
+  if constexpr (sizeof(S) == 4 || sizeof(S) == 8) {
+    using W = std::conditional_t<sizeof(S) == 4, unsigned int, unsigned long long>;
+    W* word = reinterpret_cast<W*>(addr);
+    W old = *word, assumed;
+    do {
+      assumed = old;
+      S cur;
+      memcpy(&cur, &assumed, sizeof cur);
+      const S next = f(cur);
+      W bits;
+      memcpy(&bits, &next, sizeof bits);
+      if (bits == assumed) return;  // nothing to write (a max already held, say)
+      old = atomicCAS(word, assumed, bits);
+    } while (old != assumed);
+  } else {
+    using U = std::conditional_t<sizeof(S) == 1, uint8_t, uint16_t>;
+    constexpr unsigned kMask = sizeof(S) == 1 ? 0xffu : 0xffffu;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(a & 3) * 8;
+    unsigned int old = *word, assumed;
+    do {
+      assumed = old;
+      const U cur_bits = static_cast<U>((assumed >> shift) & kMask);
+      S cur;
+      memcpy(&cur, &cur_bits, sizeof cur);
+      const S next = f(cur);
+      U next_bits;
+      memcpy(&next_bits, &next, sizeof next_bits);
+      const unsigned int bits = (assumed & ~(kMask << shift)) | (unsigned{next_bits} << shift);
+      if (bits == assumed) return;
+      old = atomicCAS(word, assumed, bits);
+    } while (old != assumed);
+  }
+}
+
+// Folds v (in compute_t<T>) into *e with the op's atomic.
+template <ScatterOp Op, typename T>
+__device__ __forceinline__ void combine_into(T* e, compute_t<T> v) {
+  using C = compute_t<T>;
+  constexpr bool kAdd = Op == ScatterOp::Add;
+  constexpr bool kExtremum = Op == ScatterOp::Max || Op == ScatterOp::Min;
+  if constexpr (kAdd && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    atomicAdd(e, v);
+  } else if constexpr (kAdd && std::is_same_v<T, int32_t>) {
+    atomicAdd(reinterpret_cast<unsigned int*>(e), static_cast<unsigned int>(v));  // wraps
+  } else if constexpr (kAdd && std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(e), static_cast<unsigned long long>(v));
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+  } else if constexpr (kAdd && std::is_same_v<T, Half>) {
+    atomicAdd(reinterpret_cast<__half*>(e), __float2half_rn(v));
+#endif
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  } else if constexpr (kAdd && std::is_same_v<T, BFloat16>) {
+    atomicAdd(reinterpret_cast<__nv_bfloat16*>(e), __float2bfloat16_rn(v));
+#endif
+  } else if constexpr (kExtremum && std::is_same_v<T, int32_t>) {
+    if constexpr (Op == ScatterOp::Max)
+      atomicMax(reinterpret_cast<int*>(e), static_cast<int>(v));
+    else
+      atomicMin(reinterpret_cast<int*>(e), static_cast<int>(v));
+  } else if constexpr (kExtremum && std::is_same_v<T, int64_t>) {
+    if constexpr (Op == ScatterOp::Max)
+      atomicMax(reinterpret_cast<long long*>(e), static_cast<long long>(v));
+    else
+      atomicMin(reinterpret_cast<long long*>(e), static_cast<long long>(v));
+  } else {
+    atomic_update(e, [v](Stored<T> cur) {
+      const C r = scatter_ops::combine<Op>(static_cast<C>(from_stored<T>(cur)), v);
+      return static_cast<Stored<T>>(static_cast<T>(r));
+    });
+  }
+}
+
+// Operands of ix over index's shape: 0 = self with a zero stride along dim, 1 = index, 2 = src
+// (zero strides for a scalar src, which comes as `value`). The element written is self's at
+// off[0] + index * step.
+template <ScatterOp Op, typename T, typename IndexT>
+__global__ void __launch_bounds__(kScatterThreads)
+    scatter_kernel(T* __restrict__ self, const int64_t* __restrict__ index,
+                   const T* __restrict__ src, Stored<T> value,
+                   const __grid_constant__ StridedIndexer<3> ix, int64_t step, int64_t n,
+                   compute_t<T> alpha, bool scaled) {
+  using C = compute_t<T>;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    int64_t off[3];
+    if (ix.ndim == 1) {  // one run (a 1-D scatter, index_add of a vector): no division
+#pragma unroll
+      for (int k = 0; k < 3; ++k) off[k] = i * ix.strides[k][0];
+    } else {
+      ix.offsets(static_cast<IndexT>(i), off);
+    }
+    T* e = self + off[0] + index[off[1]] * step;
+    const Stored<T> in = src ? reinterpret_cast<const Stored<T>*>(src)[off[2]] : value;
+    if constexpr (Op == ScatterOp::Assign) {
+      *reinterpret_cast<Stored<T>*>(e) = in;  // the bits, as a copy
+    } else {
+      C v = static_cast<C>(from_stored<T>(in));
+      if (scaled) v = scatter_ops::scale(alpha, v);
+      combine_into<Op, T>(e, v);
+    }
+  }
+}
+
+template <ScatterOp Op, typename T>
+void launch(const Tensor& self, const Tensor& index, const T* src, Stored<T> value,
+            const StridedIndexer<3>& ix, int64_t step, Scalar alpha, cudaStream_t s) {
+  using C = compute_t<T>;
+  const int64_t n = index.numel();
+  const unsigned grid = grid_for(n, kScatterThreads);
+  const bool scaled = Op == ScatterOp::Add && !(alpha.to<double>() == 1);
+  T* dst = static_cast<T*>(self.data_ptr());
+  const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
+  if (n < kMax32BitElements) {
+    scatter_kernel<Op, T, uint32_t>
+        <<<grid, kScatterThreads, 0, s>>>(dst, idx, src, value, ix, step, n, alpha.to<C>(), scaled);
+  } else {
+    scatter_kernel<Op, T, uint64_t>
+        <<<grid, kScatterThreads, 0, s>>>(dst, idx, src, value, ix, step, n, alpha.to<C>(), scaled);
+  }
+  check_launch(s, "scatter_kernel");
+}
+
+}  // namespace
+
+void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
+             const ElementwiseArg& src, Scalar alpha) {
+  if (index.numel() == 0) return;
+  const int64_t nd = index.dim();
+  int64_t strides[3][kMaxDims];
+  for (int64_t d = 0; d < nd; ++d) {
+    strides[0][d] = d == dim ? 0 : self.strides()[d];
+    strides[1][d] = index.strides()[d];
+    strides[2][d] = src.is_scalar() ? 0 : src.tensor->strides()[d];
+  }
+  const StridedIndexer<3> ix = make_indexer_raw<3>(nd, index.shape().data(), strides);
+  const int64_t step = self.strides()[dim];
+  cudaStream_t s = current_stream_handle(self.device().index());
+  dispatch_dtype<kAllDTypes>(self.dtype(), [&]<typename T>() {
+    Stored<T> value{};
+    const T* src_ptr = nullptr;
+    if (src.is_scalar()) {
+      const uint64_t bits = element_bits(src.scalar, self.dtype());
+      std::memcpy(&value, &bits, sizeof value);
+    } else {
+      src_ptr = static_cast<const T*>(src.tensor->data_ptr());
+    }
+    switch (op) {
+      case ScatterOp::Assign:
+        return launch<ScatterOp::Assign, T>(self, index, src_ptr, value, ix, step, alpha, s);
+      case ScatterOp::Add:
+        return launch<ScatterOp::Add, T>(self, index, src_ptr, value, ix, step, alpha, s);
+      case ScatterOp::Mul:
+        return launch<ScatterOp::Mul, T>(self, index, src_ptr, value, ix, step, alpha, s);
+      case ScatterOp::Max:
+        return launch<ScatterOp::Max, T>(self, index, src_ptr, value, ix, step, alpha, s);
+      case ScatterOp::Min:
+        return launch<ScatterOp::Min, T>(self, index, src_ptr, value, ix, step, alpha, s);
+    }
+  });
+}
+
+}  // namespace tensorlet::cuda
