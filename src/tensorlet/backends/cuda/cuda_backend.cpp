@@ -129,6 +129,10 @@ class CudaBackend final : public Backend {
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
     cuda::index_bounds(index, lo, hi);  // sets the device itself
   }
+  void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::sample_from_cdf(cdf, u, out);
+  }
 };
 
 Backend& instance() {

@@ -50,5 +50,7 @@ void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 void random(const RandomParams& params, const Tensor& out);
 // Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+// cuda_multinomial.cu (a thread per sample, binary search in its row's cdf)
+void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out);
 
 }  // namespace tensorlet::cuda
