@@ -16,13 +16,17 @@
 
 namespace tensorlet {
 
-enum class RandomKind : uint8_t { Uniform, Normal, Integer };
+enum class RandomKind : uint8_t { Uniform, Normal, Integer, Exponential };
 
+// What Backend::random draws (the layouts: backends/math/philox.h). a and b shape the real
+// kinds: Uniform a + u * (b - a) (rand: [0, 1)), Normal a + b * z (mean, std; randn: 0, 1),
+// Exponential -log(1 - u) / a (a = lambda).
 struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
   uint64_t seed = 0;
   uint64_t offset = 0;        // first Philox block (see backends/math/philox.h)
   int64_t low = 0, high = 0;  // Integer only
+  double a = 0, b = 1;        // Uniform, Normal, Exponential
 };
 
 // An input of an elementwise kernel (binary, where): a tensor on the kernel's device, broadcast to
@@ -169,6 +173,11 @@ class Backend {
   // scatter_reduce and index_add / index_copy / index_fill (ops/scatter.cpp, ops/index_ops.cpp).
   virtual void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
                        const ElementwiseArg& src, Scalar alpha) = 0;
+  // Inverse-CDF sampling (tl::multinomial with replacement): cdf float64 [rows, n] contiguous,
+  // each row non-decreasing, non-negative, last element > 0; u float64 [rows, s] in [0, 1);
+  // out int64 [rows, s]: the first j with cdf[r][j] > u[r][i] * cdf[r][n - 1] (rounding can put
+  // that product at the total: then the first j reaching the total, a non-zero category).
+  virtual void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

@@ -14,6 +14,7 @@
 #include "tensorlet/core/dim_list.h"
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/core/error.h"
+#include "tensorlet/core/generator.h"
 #include "tensorlet/core/scalar.h"
 #include "tensorlet/core/shape.h"
 #include "tensorlet/core/storage.h"
@@ -297,6 +298,24 @@ class Tensor {
   Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
   Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  // Random fills in place and random methods (ops/random.h), from gen or the device's default
+  // generator. uniform_ in [from, to), normal_ N(mean, std^2), exponential_ rate lambd (floating
+  // tensors); random_ integers in [from, to) (random_(): [0, 2^mantissa] for floats, the whole
+  // non-negative range for integers); bernoulli_ 0/1 with probability p (any dtype).
+  Tensor& uniform_(double from = 0, double to = 1,
+                   const std::optional<Generator>& gen = std::nullopt);
+  Tensor& normal_(double mean = 0, double std = 1,
+                  const std::optional<Generator>& gen = std::nullopt);
+  Tensor& exponential_(double lambd = 1, const std::optional<Generator>& gen = std::nullopt);
+  Tensor& random_(int64_t from, int64_t to, const std::optional<Generator>& gen = std::nullopt);
+  Tensor& random_(int64_t to, const std::optional<Generator>& gen = std::nullopt);
+  Tensor& random_(const std::optional<Generator>& gen = std::nullopt);
+  Tensor& bernoulli_(double p = 0.5, const std::optional<Generator>& gen = std::nullopt);
+  Tensor& bernoulli_(const Tensor& p, const std::optional<Generator>& gen = std::nullopt);
+  Tensor bernoulli(const std::optional<Generator>& gen = std::nullopt) const;
+  Tensor bernoulli(double p, const std::optional<Generator>& gen = std::nullopt) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     const std::optional<Generator>& gen = std::nullopt) const;
 
   const TensorImpl& impl() const {
     if (!impl_) throw_undefined();

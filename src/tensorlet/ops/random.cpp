@@ -1,90 +1,50 @@
-// Random factories: the default Philox generators (one per device type) and rand/randn/randint.
+// Random factories: the generator a call draws from, the Philox fill, manual_seed, and
+// rand/randn/randint/randperm.
 #include "tensorlet/ops/random.h"
 
-#include <array>
 #include <limits>
-#include <mutex>
 
 #include "tensorlet/backends/backend.h"
+#include "tensorlet/backends/math/philox.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/ops/factories.h"
-#include "tensorlet/backends/math/philox.h"
+#include "tensorlet/ops/ordering.h"
+#include "tensorlet/ops/random_fill.h"
 
 namespace tensorlet {
-namespace {
+namespace detail {
 
-// PyTorch's default seed, so an unseeded program is deterministic too.
-constexpr uint64_t kDefaultSeed = 67280421310721ull;
-
-struct Generator {
-  std::mutex mutex;
-  uint64_t seed = kDefaultSeed;
-  uint64_t offset = 0;  // next unused Philox block
-};
-
-Generator& generator_for(Device device) {
-  static std::array<Generator, kNumDeviceTypes> generators;
-  return generators[static_cast<int>(device.type())];
+Generator generator_for(const std::optional<Generator>& gen, Device device, const char* op) {
+  if (!gen.has_value()) return default_generator(device);
+  if (gen->device().type() != device.type())
+    fail<DeviceError>(op, "expected a generator for device type '", device_type_name(device.type()),
+                      "', got one for '", device_type_name(gen->device().type()), "'");
+  return *gen;
 }
 
-// Reserves the blocks a call needs and fills `out` through the device's backend.
-Tensor fill_random(RandomParams params, const Shape& shape, const TensorOptions& options,
-                   int words_per_element) {
-  Tensor out = make_tensor(shape, options.dtype(), options.device());
+void fill_random(RandomParams params, const Tensor& out, const Generator& gen) {
   int64_t n = out.numel();
   if (params.kind == RandomKind::Normal) n += n % 2;  // normals come in pairs
-  Generator& gen = generator_for(options.device());
-  {
-    std::lock_guard<std::mutex> lock(gen.mutex);
-    params.seed = gen.seed;
-    params.offset = gen.offset;
-    gen.offset += philox::blocks_used(n, words_per_element);
-  }
-  if (out.numel() > 0) backend_for(options.device()).random(params, out);
-  return out;
-}
-
-void check_floating(const TensorOptions& options, const char* op) {
-  if (!is_floating_point(options.dtype()))
-    fail<DTypeError>(op, "expected a floating point dtype, got ", options.dtype());
-}
-
-}  // namespace
-
-void manual_seed(uint64_t seed) {
-  for (int t = 0; t < kNumDeviceTypes; ++t) {
-    Generator& gen = generator_for(Device(static_cast<DeviceType>(t)));
-    std::lock_guard<std::mutex> lock(gen.mutex);
-    gen.seed = seed;
-    gen.offset = 0;
+  const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);
+  const bool wide =
+      params.kind == RandomKind::Integer ? range > (uint64_t{1} << 32) : out.dtype() == kFloat64;
+  const PhiloxReservation r = gen.reserve(philox::blocks_used(n, wide ? 2 : 1));
+  params.seed = r.seed;
+  params.offset = r.offset;
+  if (out.numel() == 0) return;
+  if (out.is_contiguous()) {
+    backend_for(out.device()).random(params, out);
+  } else {
+    Tensor dense = make_tensor(out.shape(), out.dtype(), out.device());
+    backend_for(out.device()).random(params, dense);
+    backend_for(out.device()).copy(dense, out);
   }
 }
 
-Tensor rand(const Shape& shape, TensorOptions options) {
-  profiler::OpScope scope("tl::rand");
-  check_floating(options, "tl::rand");
-  return fill_random({.kind = RandomKind::Uniform}, shape, options,
-                     options.dtype() == kFloat64 ? 2 : 1);
-}
-
-Tensor randn(const Shape& shape, TensorOptions options) {
-  profiler::OpScope scope("tl::randn");
-  check_floating(options, "tl::randn");
-  return fill_random({.kind = RandomKind::Normal}, shape, options,
-                     options.dtype() == kFloat64 ? 2 : 1);
-}
-
-Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options) {
-  profiler::OpScope scope("tl::randint");
-  if (!options.has_dtype()) options = options.dtype(kInt64);
-  if (low >= high)  // torch: "random_ expects 'from' to be less than 'to'"
-    fail<ShapeError>("tl::randint",
-                     "expects low < high (the range [low, high) must not be empty), got low=", low,
-                     " high=", high);
+void check_int_range_fits(int64_t low, int64_t high, DType d, const char* op) {
   // As torch: low and high - 1 must be values of the dtype (any dtype, floats included: torch's
   // randint gives float16 too); every int64 is a value of int64, float32 and float64.
-  const DType d = options.dtype();
   const bool fits = dispatch_dtype(
       d,
       [&]<typename T>() {
@@ -97,16 +57,99 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
           return static_cast<double>(low) >= lo && static_cast<double>(high - 1) <= hi;
         }
       },
-      "tl::randint");
-  if (!fits)
-    fail<DTypeError>("tl::randint", "range [", low, ", ", high, ") does not fit dtype ", d);
-  uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  RandomParams params{.kind = RandomKind::Integer, .low = low, .high = high};
-  return fill_random(params, shape, options, range <= (uint64_t{1} << 32) ? 1 : 2);
+      op);
+  if (!fits) fail<DTypeError>(op, "range [", low, ", ", high, ") does not fit dtype ", d);
 }
 
-Tensor randint(int64_t high, const Shape& shape, TensorOptions options) {
-  return randint(0, high, shape, options);
+}  // namespace detail
+
+namespace {
+
+void check_floating(const TensorOptions& options, const char* op) {
+  if (!is_floating_point(options.dtype()))
+    fail<DTypeError>(op, "expected a floating point dtype, got ", options.dtype());
+}
+
+// A new tensor of shape/options filled by one draw.
+Tensor draw(const RandomParams& params, const Shape& shape, const TensorOptions& options,
+            const std::optional<Generator>& gen, const char* op) {
+  const Generator g = detail::generator_for(gen, options.device(), op);
+  Tensor out = make_tensor(shape, options.dtype(), options.device());
+  detail::fill_random(params, out, g);
+  return out;
+}
+
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  for (int t = 0; t < kNumDeviceTypes; ++t)
+    default_generator(Device(static_cast<DeviceType>(t))).manual_seed(seed);
+}
+
+uint64_t seed() {
+  const uint64_t s = default_generator(Device::cpu()).seed();
+  manual_seed(s);
+  return s;
+}
+
+uint64_t initial_seed() { return default_generator(Device::cpu()).initial_seed(); }
+
+Tensor rand(const Shape& shape, TensorOptions options, const std::optional<Generator>& gen) {
+  profiler::OpScope scope("tl::rand");
+  check_floating(options, "tl::rand");
+  return draw({.kind = RandomKind::Uniform}, shape, options, gen, "tl::rand");
+}
+
+Tensor randn(const Shape& shape, TensorOptions options, const std::optional<Generator>& gen) {
+  profiler::OpScope scope("tl::randn");
+  check_floating(options, "tl::randn");
+  return draw({.kind = RandomKind::Normal}, shape, options, gen, "tl::randn");
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options,
+               const std::optional<Generator>& gen) {
+  profiler::OpScope scope("tl::randint");
+  if (!options.has_dtype()) options = options.dtype(kInt64);
+  if (low >= high)  // torch: "random_ expects 'from' to be less than 'to'"
+    fail<ShapeError>("tl::randint",
+                     "expects low < high (the range [low, high) must not be empty), got low=", low,
+                     " high=", high);
+  detail::check_int_range_fits(low, high, options.dtype(), "tl::randint");
+  return draw({.kind = RandomKind::Integer, .low = low, .high = high}, shape, options, gen,
+              "tl::randint");
+}
+
+Tensor randint(int64_t high, const Shape& shape, TensorOptions options,
+               const std::optional<Generator>& gen) {
+  return randint(0, high, shape, options, gen);
+}
+
+Tensor randperm(int64_t n, TensorOptions options, const std::optional<Generator>& gen) {
+  constexpr const char* op = "tl::randperm";
+  profiler::OpScope scope(op);
+  if (!options.has_dtype()) options = options.dtype(kInt64);
+  if (n < 0) fail<ShapeError>(op, "n must be non-negative, got ", n);
+  const DType d = options.dtype();
+  if (d == kBool) fail<DTypeError>(op, "not implemented for bool (a permutation needs n values)");
+  // torch's check_supported_max_int_with_precision: n - 1 a value of the dtype, and float
+  // types' consecutive integers.
+  if (n > 0) detail::check_int_range_fits(0, n, d, op);
+  const int64_t float_limit = d == kFloat16   ? (int64_t{1} << 11) + 1
+                              : d == kFloat32 ? (int64_t{1} << 24) + 1
+                              : d == kFloat64 ? (int64_t{1} << 53) + 1
+                                              : std::numeric_limits<int64_t>::max();
+  if (n > float_limit)
+    fail<DTypeError>(op, "n cannot be greater than ", float_limit, " for dtype ", d, ", got ", n);
+  const Generator g = detail::generator_for(gen, options.device(), op);
+  // One random 64-bit key per position (the full int64 range), ordered by a stable sort: ties
+  // keep position order, so every backend gives the same permutation.
+  Tensor keys = make_tensor({n}, kInt64, options.device());
+  detail::fill_random({.kind = RandomKind::Integer,
+                       .low = std::numeric_limits<int64_t>::min(),
+                       .high = std::numeric_limits<int64_t>::max()},
+                      keys, g);
+  if (n == 0) return make_tensor({0}, d, options.device());
+  return argsort(keys, 0, false, true).to(d);
 }
 
 static TensorOptions like(const Tensor& t, const std::optional<TensorOptions>& options,

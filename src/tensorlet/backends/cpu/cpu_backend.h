@@ -53,6 +53,8 @@ class CpuBackend final : public Backend {
   void put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) override;
   void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
                const ElementwiseArg& src, Scalar alpha) override;  // cpu_scatter.cpp
+  void sample_from_cdf(const Tensor& cdf, const Tensor& u,
+                       const Tensor& out) override;  // cpu_multinomial.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

@@ -27,6 +27,9 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
   const bool wide =
       p.kind == RandomKind::Integer ? range > (uint64_t{1} << 32) : std::is_same_v<T, double>;
   const int per_block = wide ? 2 : 4;
+  // rand and randn (a = 0, b = 1) skip the affine step, so their bits stay those of the layout.
+  const bool plain = p.a == 0 && p.b == 1;
+  const bool reduced_uniform = is_reduced_float_v<T> && p.kind == RandomKind::Uniform && plain;
   double v[4];
   for (int k = 0; k < per_block; ++k) {
     uint64_t u = wide ? (static_cast<uint64_t>(b.v[2 * k + 1]) << 32) | b.v[2 * k] : b.v[k];
@@ -37,7 +40,7 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
       if (first + k < n)
         out[first + k] = convert<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u % range));
     } else if constexpr (is_reduced_float_v<T>) {
-      if (p.kind == RandomKind::Uniform) {
+      if (reduced_uniform) {
         if (first + k < n) out[first + k] = uniform_reduced<T>(static_cast<uint32_t>(u));
       } else {
         v[k] = static_cast<double>(uniform_float(static_cast<uint32_t>(u)));
@@ -47,10 +50,17 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
           wide ? uniform_double(u) : static_cast<double>(uniform_float(static_cast<uint32_t>(u)));
     }
   }
-  if (p.kind == RandomKind::Integer) return;
-  if (is_reduced_float_v<T> && p.kind == RandomKind::Uniform) return;
-  if (p.kind == RandomKind::Normal)
+  if (p.kind == RandomKind::Integer || reduced_uniform) return;
+  if (p.kind == RandomKind::Normal) {
     for (int k = 0; k < per_block; k += 2) box_muller(v[k], v[k + 1], v[k], v[k + 1]);
+    if (!plain)
+      for (int k = 0; k < per_block; ++k) v[k] = normal_to(v[k], p.a, p.b);
+  } else if (p.kind == RandomKind::Uniform) {
+    if (!plain)
+      for (int k = 0; k < per_block; ++k) v[k] = uniform_to(v[k], p.a, p.b);
+  } else {  // Exponential
+    for (int k = 0; k < per_block; ++k) v[k] = exponential_of(v[k], p.a);
+  }
   // float16 / bfloat16 normals: the double rounded to float, then to T, as torch rounds its float.
   for (int k = 0; k < per_block && first + k < n; ++k) out[first + k] = convert<T>(v[k]);
 }

@@ -158,6 +158,10 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(self));
     cuda::scatter(op, self, dim, index, src, alpha);
   }
+  void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::sample_from_cdf(cdf, u, out);
+  }
 };
 
 Backend& instance() {

@@ -61,5 +61,7 @@ void put(const Tensor& self, const Tensor& index, const Tensor& values, bool acc
 // cuda_scatter.cu (a thread per index element, atomics; Backend::scatter's contract)
 void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
              const ElementwiseArg& src, Scalar alpha);
+// cuda_multinomial.cu (a thread per sample, binary search in its row's cdf)
+void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out);
 
 }  // namespace tensorlet::cuda

@@ -24,6 +24,8 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
   constexpr bool wide = PerBlock == 2;
   const uint64_t range = static_cast<uint64_t>(p.high) - static_cast<uint64_t>(p.low);
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  // rand and randn (a = 0, b = 1) skip the affine step, as on the CPU.
+  const bool plain = p.a == 0 && p.b == 1;
   for (uint64_t blk = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; blk < blocks;
        blk += stride) {
     const philox::Block b = philox::philox4x32_10(p.seed, p.offset + blk);
@@ -42,7 +44,7 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
         // full-width range wraps without overflow.
         pack.v[k] = convert<T>(static_cast<int64_t>(static_cast<uint64_t>(p.low) + u));
       }
-    } else if (is_reduced_float_v<T> && p.kind == RandomKind::Uniform) {
+    } else if (is_reduced_float_v<T> && p.kind == RandomKind::Uniform && plain) {
       // Rounded toward zero from the float32 value (philox.h), as the CPU backend does.
 #pragma unroll
       for (int k = 0; k < PerBlock; ++k) {
@@ -68,6 +70,18 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
           v[k] = r * cos_a;
           v[k + 1] = r * sin_a;
         }
+        if (!plain) {
+#pragma unroll
+          for (int k = 0; k < PerBlock; ++k) v[k] = philox::normal_to(v[k], p.a, p.b);
+        }
+      } else if (p.kind == RandomKind::Uniform) {
+        if (!plain) {
+#pragma unroll
+          for (int k = 0; k < PerBlock; ++k) v[k] = philox::uniform_to(v[k], p.a, p.b);
+        }
+      } else {  // Exponential
+#pragma unroll
+        for (int k = 0; k < PerBlock; ++k) v[k] = philox::exponential_of(v[k], p.a);
       }
 #pragma unroll
       for (int k = 0; k < PerBlock; ++k) pack.v[k] = convert<T>(v[k]);
