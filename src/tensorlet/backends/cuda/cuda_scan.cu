@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
@@ -103,22 +102,14 @@ __host__ __device__ auto row_output(T* y, int64_t* indices) {
 template <typename T, typename F>
 void scan_rows_cub(const T* x, T* y, int64_t* indices, int64_t rows, int64_t n, Device device,
                    cudaStream_t s) {
-  auto scan = [&](void* temp, size_t& bytes, auto in, auto out) {
+  auto run = [&](void* temp, size_t& bytes, int64_t r) {
+    const int64_t base = r * n;
+    auto in = row_input<T, F>(x + base);
+    auto out = row_output<T, F>(y + base, indices ? indices + base : nullptr);
     if (n <= INT_MAX)
       return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, Combine<F>{}, static_cast<int>(n),
                                             s);
     return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, Combine<F>{}, n, s);
-  };
-  auto run = [&](void* temp, size_t& bytes, int64_t r) {
-    const int64_t base = r * n;
-    // float and double sums and products load and store by plain conversion: raw pointers let
-    // CUB use its vectorized tile loads and coalesced stores (the iterators below cannot), while
-    // the accumulator stays Combine's acc_t<T> (CUB's accumulator is the op's result type).
-    if constexpr (!F::kIndexed && std::is_floating_point_v<T>)
-      return scan(temp, bytes, x + base, y + base);
-    else
-      return scan(temp, bytes, row_input<T, F>(x + base),
-                  row_output<T, F>(y + base, indices ? indices + base : nullptr));
   };
   size_t bytes = 0;
   TL_CUDA_CHECK(run(nullptr, bytes, 0));
