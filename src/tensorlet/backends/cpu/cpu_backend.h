@@ -41,6 +41,14 @@ class CpuBackend final : public Backend {
            const Tensor& out) override;                                       // cpu_cat.cpp
   void random(const RandomParams& params, const Tensor& out) override;        // cpu_random.cpp
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
+  UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse,
+                      bool want_counts) override;  // cpu_unique.cpp
+  void bincount(const Tensor& in, const Tensor& weights,
+                const Tensor& out) override;  // cpu_histogram.cpp
+  void histc(const Tensor& in, double lo, double hi,
+             const Tensor& out) override;  // cpu_histogram.cpp
+  void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
+                    bool right, const Tensor& out) override;  // cpu_searchsorted.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

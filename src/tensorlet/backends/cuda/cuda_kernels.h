@@ -50,5 +50,13 @@ void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 void random(const RandomParams& params, const Tensor& out);
 // Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+// cuda_unique.cu (CUB sorts, a scan of group starts; waits once, for the number of groups)
+UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse, bool want_counts);
+// cuda_histogram.cu (atomics into bins, privatized in shared memory when they fit)
+void bincount(const Tensor& in, const Tensor& weights, const Tensor& out);
+void histc(const Tensor& in, double lo, double hi, const Tensor& out);
+// cuda_searchsorted.cu (a thread per value)
+void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right,
+                  const Tensor& out);
 
 }  // namespace tensorlet::cuda
