@@ -183,7 +183,7 @@ UniqueResult unique_typed(const Tensor& in, bool consecutive, bool want_inverse,
 }  // namespace
 
 UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse, bool want_counts) {
-  return dispatch_dtype(in.dtype(), [&]<typename T>() {
+  return dispatch_dtype<kAllDTypes>(in.dtype(), [&]<typename T>() {
     return unique_typed<T>(in, consecutive, want_inverse, want_counts);
   });
 }
