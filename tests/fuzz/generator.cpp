@@ -481,7 +481,7 @@ Case generate_case(uint64_t seed, const Known& known) {
     const int64_t top = r.chance(0.1) ? 3000 : 20;
     for (V& v : in.values) {
       if (!is_int(d)) break;
-      v.i = r.chance(0.01) ? -1 : r.uniform(0, top);
+      v.i = wrap_to(r.chance(0.01) ? -1 : r.uniform(0, std::min(top, int_hi(d))), d);
     }
     c.inputs.push_back(in);
     if (r.chance(0.5)) {

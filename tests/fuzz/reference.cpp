@@ -1765,7 +1765,9 @@ void run_histc(Ctx& x) {
     if (b >= 0) ++counts[b];
   }
   x.res.out = {d, {bins}, {}};
-  for (int64_t n : counts) x.res.out.v.push_back(V{0, static_cast<double>(n)});
+  // Exact counts rounded once to the dtype (torch's CPU adds 1 in the dtype: float16 stalls at
+  // 2048, bfloat16 at 256, float32 at 2^24; README lists it).
+  for (int64_t n : counts) x.res.out.v.push_back(V{0, round_float(static_cast<double>(n), d)});
 }
 
 RefResult run_reference(const Case& c, const Known& known) {
