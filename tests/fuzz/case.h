@@ -108,6 +108,12 @@ enum class Op {
   Norm,
   Nansum,
   CountNonzero,
+  // unique (flattened or along a dim), bincount, searchsorted, histc
+  Unique,
+  UniqueConsecutive,
+  Bincount,
+  Searchsorted,
+  Histc,
   Matmul,
   Cat,
   Stack,
@@ -141,6 +147,7 @@ inline bool is_numerics(Op op) { return op >= Op::Softmax && op <= Op::Std; }
 inline bool is_ordering(Op op) { return op >= Op::Sort && op <= Op::Kthvalue; }
 inline bool is_scan(Op op) { return op >= Op::Cumsum && op <= Op::Cummin; }
 inline bool is_more_reduction(Op op) { return op >= Op::Norm && op <= Op::CountNonzero; }
+inline bool is_counting(Op op) { return op >= Op::Unique && op <= Op::Histc; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -189,12 +196,15 @@ struct Case {
   double p = 2;                // norm
   bool indices = false;        // cummax/cummin: the result checked is the indices
   bool keepdim = false;
-  int64_t k = 1;                // topk (how many), kthvalue (1-based rank)
+  int64_t k = 1;                // topk (how many), kthvalue (1-based rank); unique: which result
+                                // (0 values, 1 inverse, 2 counts); bincount: minlength; histc: bins
   bool descending = false;      // sort/argsort
   bool stable = false;          // sort/argsort
   bool largest = true;          // topk
   bool sorted = true;           // topk
   DType target = tl::kFloat32;  // to(dtype)
+  bool right = false;           // searchsorted
+  double lo = 0, hi = 0;        // histc's min and max
 };
 
 // The case families of bugs that were known when the fuzzer was written. All are fixed, so every

@@ -57,7 +57,8 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
      << ",\"dim\":" << (c.dim ? std::to_string(*c.dim) : "null") << ",\"keepdim\":" << c.keepdim
      << ",\"correction\":" << c.correction << ",\"k\":" << c.k << ",\"descending\":" << c.descending
      << ",\"stable\":" << c.stable << ",\"largest\":" << c.largest << ",\"sorted\":" << c.sorted
-     << ",\"p\":" << num(c.p) << ",\"indices\":" << c.indices << ",\"dtype\":";
+     << ",\"p\":" << num(c.p) << ",\"indices\":" << c.indices << ",\"right\":" << c.right
+     << ",\"lo\":" << num(c.lo) << ",\"hi\":" << num(c.hi) << ",\"dtype\":";
   // Streamed piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "\"" + string.
   if (c.dtype)
     os << "\"" << *c.dtype << "\"";

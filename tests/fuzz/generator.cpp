@@ -461,6 +461,81 @@ Case generate_case(uint64_t seed, const Known& known) {
                          std::numeric_limits<double>::infinity(),
                          -std::numeric_limits<double>::infinity()};
     if (op == Op::Norm) c.p = ps[r.uniform(0, 8)];
+  } else if (op == Op::Unique || op == Op::UniqueConsecutive) {
+    // Small values (or the usual ones, with NaN and signed zeros), so that equal elements and
+    // slices form groups; a dim half the time.
+    const Dims s = shape();
+    const Profile p = r.chance(0.6) ? Profile::Small : Profile::Normal;
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known, {true, true, p}));
+    const int64_t span = std::max<int64_t>(static_cast<int64_t>(s.size()), 1);
+    if (r.chance(0.5)) c.dim = r.uniform(-span, span - 1);
+    if (r.chance(0.03)) c.dim = span;
+    c.k = r.uniform(0, 2);  // which result: values, inverse, counts
+  } else if (op == Op::Bincount) {
+    // Mostly 1-D non-negative integers (a negative one, another dtype or rank now and then);
+    // weights half the time, of several dtypes (float32 keeps its dtype, others give float64).
+    const DType d = r.chance(0.92) ? pick(r, is_int) : random_dtype(r);
+    const int64_t n = large ? numel_of(large_shape(r)) : r.uniform(0, 40);
+    const Dims s = r.chance(0.95) ? Dims{n} : random_shape(r);
+    Input in = make_input(r, d, s, known);
+    const int64_t top = r.chance(0.1) ? 3000 : 20;
+    for (V& v : in.values) {
+      if (!is_int(d)) break;
+      v.i = wrap_to(r.chance(0.01) ? -1 : r.uniform(0, std::min(top, int_hi(d))), d);
+    }
+    c.inputs.push_back(in);
+    if (r.chance(0.5)) {
+      const DType wds[] = {tl::kFloat32, tl::kFloat64, tl::kInt32, tl::kFloat16, tl::kBool};
+      Dims ws = s;
+      if (r.chance(0.03)) ws = Dims{numel_of(s) + 1};
+      c.inputs.push_back(make_input(r, wds[r.uniform(0, 4)], ws, known));
+    }
+    c.k = r.chance(0.03) ? -1 : r.uniform(0, 25);  // minlength
+  } else if (op == Op::Searchsorted) {
+    // A sorted sequence (no views: its base, sorted with NaN last), 1-D or with the values'
+    // leading dims; values of its dtype or another.
+    const DType d = r.chance(0.95) ? random_nonbool_dtype(r) : tl::kBool;
+    const Dims s = shape();
+    Dims bs{r.uniform(0, 8)};
+    if (!s.empty() && r.chance(0.4)) {
+      bs.assign(s.begin(), s.end() - 1);
+      bs.push_back(r.uniform(0, 8));
+    }
+    if (r.chance(0.03)) bs.insert(bs.begin(), 2);
+    Input seq;
+    seq.dtype = d;
+    seq.base_shape = bs;
+    const Profile p = r.chance(0.7) ? Profile::Small : Profile::Normal;
+    for (int64_t i = 0; i < numel_of(bs); ++i) seq.values.push_back(random_value(r, d, p));
+    std::sort(seq.values.begin(), seq.values.end(), [&](const V& a, const V& b) {
+      if (!is_float(d)) return a.i < b.i;
+      return std::isnan(a.f) || std::isnan(b.f) ? !std::isnan(a.f) && std::isnan(b.f) : a.f < b.f;
+    });
+    c.inputs.push_back(seq);
+    const DType vd = r.chance(0.7) ? d : random_dtype(r);
+    c.inputs.push_back(make_input(r, vd, s, known, {true, true, p}));
+    c.right = r.chance(0.5);
+  } else if (op == Op::Histc) {
+    // Floating inputs mostly; the data's range (min == max) or a given one, now and then an
+    // empty, reversed or infinite one; a few bins.
+    const DType d = r.chance(0.9) ? random_float_dtype(r) : random_dtype(r);
+    c.inputs.push_back(make_input(r, d, shape(), known));
+    c.k = r.chance(0.03) ? r.uniform(-1, 0) : r.uniform(1, 12);
+    const double u = r.real();
+    if (u < 0.4) {
+      c.lo = c.hi = 0;
+    } else if (u < 0.5) {
+      c.lo = c.hi = 1.5;
+    } else if (u < 0.92) {
+      c.lo = -0.5 * static_cast<double>(r.uniform(0, 6));
+      c.hi = c.lo + 0.5 * static_cast<double>(r.uniform(1, 8));
+    } else if (u < 0.96) {
+      c.lo = 1;
+      c.hi = -1;
+    } else {
+      c.lo = -1;
+      c.hi = std::numeric_limits<double>::infinity();
+    }
   } else if (op == Op::Matmul) {
     DType d = random_nonbool_dtype(r);
     DType db = r.chance(0.93) ? d : random_dtype(r);

@@ -1670,6 +1670,225 @@ void run_more_reduction(Ctx& x) {
   x.res.rtol = op == Op::Nansum ? float_tol(od, 2.4e-7, 1e-15) : float_tol(od, 1e-5, 1e-13);
 }
 
+// unique / unique_consecutive: the rows (each element, or each slice along dim, its elements in
+// row-major order) in sort's lexicographic order (NaN last, ties by position), or as they come
+// (consecutive); a group starts at a row not == the one before it (NaN equals nothing: each NaN
+// is a value of its own, as torch compares them). The case's k picks values, inverse or counts.
+void run_unique(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  const bool floating = is_float(a.dtype);
+  HostArray& out = x.res.out;
+  std::optional<int64_t> d;
+  if (x.c.dim) {
+    if (nd == 0) throw Raise{"unique along a dim of a 0-d tensor"};
+    d = wrap(*x.c.dim, nd);
+    if (!d) throw Raise{"dim out of range"};
+    const auto zeros = std::count(a.shape.begin(), a.shape.end(), int64_t{0});
+    if (a.shape[*d] == 0) {
+      if (zeros != 1) throw Raise{"unique along an empty dim while another is empty too"};
+      out = x.c.k == 0 ? HostArray{a.dtype, a.shape, {}} : HostArray{tl::kInt64, {0}, {}};
+      return;
+    }
+    if (zeros > 0) throw Raise{"unique along a dim while another dim is empty"};
+  }
+  std::vector<std::vector<V>> rows;
+  std::vector<bool> mask(nd, false);
+  if (d) {
+    mask[*d] = true;
+    rows.resize(a.shape[*d]);
+    for_each_index(a.shape,
+                   [&](int64_t flat, const Dims& idx) { rows[idx[*d]].push_back(a.v[flat]); });
+  } else {
+    for (const V& v : a.v) rows.push_back({v});
+  }
+  auto less = [&](const V& p, const V& q) {
+    if (!floating) return p.i < q.i;
+    const bool pn = std::isnan(p.f), qn = std::isnan(q.f);
+    if (pn || qn) return !pn && qn;
+    return p.f < q.f;
+  };
+  auto same = [&](const V& p, const V& q) { return floating ? p.f == q.f : p.i == q.i; };
+  std::vector<int64_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  if (x.c.op == Op::Unique)
+    std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+      return std::lexicographical_compare(rows[p].begin(), rows[p].end(), rows[q].begin(),
+                                          rows[q].end(), less);
+    });
+  std::vector<int64_t> first, counts, inverse(rows.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const auto& row = rows[order[k]];
+    if (k == 0 || !std::equal(row.begin(), row.end(), rows[order[k - 1]].begin(), same)) {
+      first.push_back(order[k]);
+      counts.push_back(0);
+    }
+    ++counts.back();
+    inverse[order[k]] = static_cast<int64_t>(first.size()) - 1;
+  }
+  const int64_t u = static_cast<int64_t>(first.size());
+  if (x.c.k != 0) {
+    const std::vector<int64_t>& src = x.c.k == 1 ? inverse : counts;
+    out = {tl::kInt64, x.c.k == 2 ? Dims{u} : d ? Dims{a.shape[*d]} : a.shape, {}};
+    for (int64_t v : src) out.v.push_back(V{v, 0.0});
+    return;
+  }
+  if (!d) {
+    out = {a.dtype, {u}, {}};
+    for (int64_t f : first) out.v.push_back(rows[f][0]);
+    return;
+  }
+  Dims oshape = a.shape;
+  oshape[*d] = u;
+  out = {a.dtype, oshape, std::vector<V>(numel_of(oshape))};
+  for_each_index(oshape, [&](int64_t flat, const Dims& idx) {
+    out.v[flat] = rows[first[idx[*d]]][out_index(idx, oshape, mask)];
+  });
+}
+
+// bincount: counts (int64), or sums of weights (float32 weights: float32, others float64) of a
+// 1-D non-negative integer tensor over max(max + 1, minlength) bins; an empty 1-D input gives
+// int64 zeros of minlength even with weights, as torch. Device sums add in another order.
+void run_bincount(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const int64_t minlength = x.c.k;
+  if (!is_int(a.dtype)) throw Raise{"bincount of a non-integer dtype"};
+  if (minlength < 0) throw Raise{"negative minlength"};
+  HostArray& out = x.res.out;
+  if (a.shape.size() == 1 && a.v.empty()) {
+    out = {tl::kInt64, {minlength}, std::vector<V>(minlength)};
+    return;
+  }
+  if (a.shape.size() != 1) throw Raise{"bincount of a tensor that is not 1-D"};
+  int64_t top = 0;
+  for (const V& v : a.v) {
+    if (v.i < 0) throw Raise{"bincount of a negative value"};
+    top = std::max(top, v.i);
+  }
+  const bool weighted = x.in.size() > 1;
+  if (weighted && (x.in[1].shape.size() != 1 || x.in[1].shape[0] != a.shape[0]))
+    throw Raise{"weights of another shape"};
+  const int64_t bins = std::max(top + 1, minlength);
+  std::vector<double> sum(bins, 0.0), mag(bins, 0.0);
+  for (size_t i = 0; i < a.v.size(); ++i) {
+    double w = 1;
+    if (weighted) {
+      const HostArray& wa = x.in[1];
+      w = is_float(wa.dtype) ? wa.v[i].f : static_cast<double>(wa.v[i].i);
+    }
+    sum[a.v[i].i] += w;
+    mag[a.v[i].i] += std::fabs(w);
+  }
+  const DType od = !weighted                       ? tl::kInt64
+                   : x.in[1].dtype == tl::kFloat32 ? tl::kFloat32
+                                                   : tl::kFloat64;
+  out = {od, {bins}, std::vector<V>(bins)};
+  x.res.atol.assign(bins, 0);
+  for (int64_t b = 0; b < bins; ++b) {
+    if (od == tl::kInt64) {
+      out.v[b].i = static_cast<int64_t>(sum[b]);
+    } else {
+      out.v[b].f = round_float(sum[b], od);
+      x.res.atol[b] = (od == tl::kFloat32 ? 1e-6 : 1e-14) * mag[b] + 1e-30;
+    }
+  }
+  x.res.rtol = float_tol(od, 1e-6, 1e-14);
+}
+
+// searchsorted: both sides in their common dtype (torch.result_type, never bool); each value's
+// position in its row (the only row of a 1-D sequence, else the row of the same leading index)
+// by torch's bisection: left moves right while !(boundary >= value), right while !(boundary >
+// value), so a NaN value (and any comparison with NaN) moves right.
+void run_searchsorted(Ctx& x) {
+  const HostArray &s = x.in[0], &v = x.in[1];
+  const size_t sd = s.shape.size(), vd = v.shape.size();
+  if (sd == 0) throw Raise{"searchsorted in a 0-d sequence"};
+  if (vd == 0 && sd != 1) throw Raise{"a 0-d value needs a 1-D sequence"};
+  if (sd != 1) {
+    if (sd != vd) throw Raise{"sequence and values of different ranks"};
+    for (size_t i = 0; i + 1 < sd; ++i)
+      if (s.shape[i] != v.shape[i]) throw Raise{"leading dims differ"};
+  }
+  HostArray& out = x.res.out;
+  out = {tl::kInt64, v.shape, std::vector<V>(v.v.size())};
+  if (v.v.empty()) return;
+  const Operand so = tensor_operand(s), vo = tensor_operand(v);
+  const DType common = result_type({&so, &vo});
+  if (common == tl::kBool) throw Raise{"searchsorted of bools"};
+  const bool floating = is_float(common);
+  const int64_t len = s.shape.back();
+  const int64_t inner = sd == 1 ? static_cast<int64_t>(v.v.size()) : v.shape.back();
+  auto ge = [&](const V& p, const V& q) { return floating ? p.f >= q.f : p.i >= q.i; };
+  auto gt = [&](const V& p, const V& q) { return floating ? p.f > q.f : p.i > q.i; };
+  for (size_t i = 0; i < v.v.size(); ++i) {
+    const int64_t row = static_cast<int64_t>(i) / inner;
+    const V value = cast_value(v.v[i], v.dtype, common);
+    int64_t start = 0, end = len;
+    while (start < end) {
+      const int64_t mid = start + (end - start) / 2;
+      const V b = cast_value(s.v[row * len + mid], s.dtype, common);
+      if (x.c.right ? !gt(b, value) : !ge(b, value))
+        start = mid + 1;
+      else
+        end = mid;
+    }
+    out.v[i].i = start;
+  }
+}
+
+// histc: counts of the elements in `bins` equal bins over [min, max] (the data's range when
+// min == max; then an empty range widens by 1 each way), NaN and outside values ignored, max in
+// the last bin; the bin is (v - min) * bins / (max - min) in the dtype's own arithmetic (each
+// step rounded for float16 / bfloat16), truncated.
+void run_histc(Ctx& x) {
+  const HostArray& a = x.in[0];
+  if (!is_float(a.dtype)) throw Raise{"histc of a non-floating dtype"};
+  const int64_t bins = x.c.k;
+  if (bins <= 0) throw Raise{"histc with bins <= 0"};
+  double lo = x.c.lo, hi = x.c.hi;
+  if (lo == hi && !a.v.empty()) {
+    lo = kInf;
+    hi = -kInf;
+    for (const V& v : a.v) {
+      if (std::isnan(v.f)) lo = hi = kNaN;
+      if (std::isnan(lo)) break;
+      lo = std::min(lo, v.f);
+      hi = std::max(hi, v.f);
+    }
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  if (!std::isfinite(lo) || !std::isfinite(hi)) throw Raise{"histc range not finite"};
+  if (!(lo < hi)) throw Raise{"histc with min > max"};
+  const DType d = a.dtype;
+  std::vector<int64_t> counts(bins, 0);
+  for (const V& e : a.v) {
+    int64_t b = -1;
+    if (d == tl::kFloat32) {
+      const float v = static_cast<float>(e.f), l = static_cast<float>(lo),
+                  h = static_cast<float>(hi);
+      if (v >= l && v <= h) b = static_cast<int64_t>((v - l) * static_cast<float>(bins) / (h - l));
+    } else if (d == tl::kFloat64) {
+      if (e.f >= lo && e.f <= hi)
+        b = static_cast<int64_t>((e.f - lo) * static_cast<double>(bins) / (hi - lo));
+    } else {  // float math, each result rounded to the half type
+      auto rd = [&](float f) { return static_cast<float>(round_float(f, d)); };
+      const float v = static_cast<float>(e.f), l = rd(static_cast<float>(lo)),
+                  h = rd(static_cast<float>(hi));
+      if (v >= l && v <= h)
+        b = static_cast<int64_t>(rd(rd(rd(v - l) * rd(static_cast<float>(bins))) / rd(h - l)));
+    }
+    if (b >= bins) b = bins - 1;
+    if (b >= 0) ++counts[b];
+  }
+  x.res.out = {d, {bins}, {}};
+  // Exact counts rounded once to the dtype (torch's CPU adds 1 in the dtype: float16 stalls at
+  // 2048, bfloat16 at 256, float32 at 2^24; README lists it).
+  for (int64_t n : counts) x.res.out.v.push_back(V{0, round_float(static_cast<double>(n), d)});
+}
+
 RefResult run_reference(const Case& c, const Known& known) {
   RefResult res;
   Ctx x{c, known, res, {}, {}};
@@ -1702,6 +1921,14 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_scan(x);
     else if (is_more_reduction(op))
       run_more_reduction(x);
+    else if (op == Op::Unique || op == Op::UniqueConsecutive)
+      run_unique(x);
+    else if (op == Op::Bincount)
+      run_bincount(x);
+    else if (op == Op::Searchsorted)
+      run_searchsorted(x);
+    else if (op == Op::Histc)
+      run_histc(x);
     else if (op == Op::Matmul)
       run_matmul(x);
     else if (op == Op::Cat || op == Op::Stack)

@@ -344,6 +344,18 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::nansum(t(0), c.dims, c.keepdim);
     case Op::CountNonzero:
       return tl::count_nonzero(t(0), c.dims);
+    case Op::Unique:
+    case Op::UniqueConsecutive: {
+      const tl::UniqueResult r = op == Op::Unique ? tl::unique(t(0), true, true, true, c.dim)
+                                                  : tl::unique_consecutive(t(0), true, true, c.dim);
+      return c.k == 0 ? r.values : c.k == 1 ? r.inverse : r.counts;
+    }
+    case Op::Bincount:
+      return tl::bincount(t(0), in.size() > 1 ? t(1) : tl::Tensor(), c.k);
+    case Op::Searchsorted:
+      return tl::searchsorted(t(0), t(1), false, c.right);
+    case Op::Histc:
+      return tl::histc(t(0), c.k, c.lo, c.hi);
     default:
       break;
   }

@@ -163,6 +163,16 @@ def run(c):
         return torch.nansum(ins[0], c["dims"] if c["dims"] else None, keepdim=c["keepdim"])
     if op == "count_nonzero":
         return torch.count_nonzero(ins[0], c["dims"] if c["dims"] else None)
+    if op in ("unique", "unique_consecutive"):
+        # k picks values, inverse or counts; unique always sorts (sorted=True is torch's default)
+        fn = torch.unique if op == "unique" else torch.unique_consecutive
+        return fn(ins[0], return_inverse=True, return_counts=True, dim=c["dim"])[c["k"]]
+    if op == "bincount":
+        return torch.bincount(ins[0], ins[1] if len(ins) > 1 else None, minlength=c["k"])
+    if op == "searchsorted":
+        return torch.searchsorted(ins[0], ins[1], right=bool(c["right"]))
+    if op == "histc":
+        return torch.histc(ins[0], bins=c["k"], min=c["lo"], max=c["hi"])
     if op in ("argmax", "argmin"):
         return getattr(torch, op)(ins[0], c["dim"], keepdim=c["keepdim"])
     if op == "matmul":

@@ -178,6 +178,30 @@ class Backend {
   // out int64 [rows, s]: the first j with cdf[r][j] > u[r][i] * cdf[r][n - 1] (rounding can put
   // that product at the total: then the first j reaching the total, a non-zero category).
   virtual void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out) = 0;
+
+  // ---- unique, bincount, histc, searchsorted (ops/unique.cpp, bincount.cpp, histc.cpp,
+  // searchsorted.cpp; element math in backends/math/unique_rows.h and bucket_ops.h) ----
+  // The distinct rows of a contiguous [n, m] tensor (n >= 1, m >= 1): sorted (rows ordered by
+  // rows_compare, ties by position) or consecutive (rows in place: equal neighbours collapse).
+  // Rows are equal by rows_equal (NaN equals nothing); a group keeps its first row. values [u, m]
+  // of in's dtype; inverse [n] int64, each row's group (want_inverse, else undefined); counts [u]
+  // int64 (want_counts, else undefined). A device waits once, for u.
+  virtual UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse,
+                              bool want_counts) = 0;
+  // out[in[i]] += weights[i] (1 without weights): in 1-D contiguous int32/int64, every value in
+  // [0, out.numel()) (checked by the front-end); weights undefined or contiguous of in's length
+  // and out's dtype (float32/float64); out contiguous, zero-filled, int64 without weights.
+  virtual void bincount(const Tensor& in, const Tensor& weights, const Tensor& out) = 0;
+  // histc: counts of a contiguous floating tensor's elements in out.numel() equal bins over
+  // [lo, hi] (histc_bin; lo < hi once rounded to in's dtype) written into out (contiguous, in's
+  // dtype, every bin written).
+  virtual void histc(const Tensor& in, double lo, double hi, const Tensor& out) = 0;
+  // searchsorted: boundaries contiguous [rows, len]; values contiguous [rows, inner] of the same
+  // (non-bool) dtype, row r searching boundaries row r (searchsorted_position); sorter undefined
+  // or contiguous int64 [rows, len] with values in [0, len); out contiguous int32/int64 of values'
+  // shape.
+  virtual void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
+                            bool right, const Tensor& out) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

@@ -40,6 +40,7 @@ struct ValuesIndices;
 namespace indexing {
 class TensorIndex;
 }
+struct UniqueResult;
 
 class Tensor {
  public:
@@ -230,6 +231,14 @@ class Tensor {
   Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
   ValuesIndices topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   ValuesIndices kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  // unique, unique_consecutive, bincount and histc (ops/ordering.h):
+  // auto [values, inverse, counts] = x.unique(true, true, true);
+  UniqueResult unique(bool sorted = true, bool return_inverse = false, bool return_counts = false,
+                      std::optional<int64_t> dim = std::nullopt) const;
+  UniqueResult unique_consecutive(bool return_inverse = false, bool return_counts = false,
+                                  std::optional<int64_t> dim = std::nullopt) const;
+  Tensor bincount(const Tensor& weights = {}, int64_t minlength = 0) const;
+  Tensor histc(int64_t bins = 100, Scalar min = 0, Scalar max = 0) const;
   // cumsum, cumprod, cummax and cummin along dim (ops/scan.h).
   Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
@@ -337,6 +346,14 @@ class Tensor {
 struct ValuesIndices {
   Tensor values;
   Tensor indices;
+};
+
+// What unique and unique_consecutive return: the distinct values, and the inverse indices and
+// counts when asked for (undefined tensors otherwise). auto [v, inverse, counts] = tl::unique(x);
+struct UniqueResult {
+  Tensor values;
+  Tensor inverse;
+  Tensor counts;
 };
 
 // Creates a tensor with fresh (uninitialised) contiguous storage.

@@ -74,6 +74,20 @@ ValuesIndices Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) co
 ValuesIndices Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
   return tensorlet::kthvalue(*this, k, dim, keepdim);
 }
+UniqueResult Tensor::unique(bool sorted, bool return_inverse, bool return_counts,
+                            std::optional<int64_t> dim) const {
+  return tensorlet::unique(*this, sorted, return_inverse, return_counts, dim);
+}
+UniqueResult Tensor::unique_consecutive(bool return_inverse, bool return_counts,
+                                        std::optional<int64_t> dim) const {
+  return tensorlet::unique_consecutive(*this, return_inverse, return_counts, dim);
+}
+Tensor Tensor::bincount(const Tensor& weights, int64_t minlength) const {
+  return tensorlet::bincount(*this, weights, minlength);
+}
+Tensor Tensor::histc(int64_t bins, Scalar min, Scalar max) const {
+  return tensorlet::histc(*this, bins, min, max);
+}
 Tensor Tensor::cumsum(int64_t dim, std::optional<DType> dtype) const {
   return tensorlet::cumsum(*this, dim, dtype);
 }

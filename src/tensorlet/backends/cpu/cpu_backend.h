@@ -55,6 +55,14 @@ class CpuBackend final : public Backend {
                const ElementwiseArg& src, Scalar alpha) override;  // cpu_scatter.cpp
   void sample_from_cdf(const Tensor& cdf, const Tensor& u,
                        const Tensor& out) override;  // cpu_multinomial.cpp
+  UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse,
+                      bool want_counts) override;  // cpu_unique.cpp
+  void bincount(const Tensor& in, const Tensor& weights,
+                const Tensor& out) override;  // cpu_histogram.cpp
+  void histc(const Tensor& in, double lo, double hi,
+             const Tensor& out) override;  // cpu_histogram.cpp
+  void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
+                    bool right, const Tensor& out) override;  // cpu_searchsorted.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

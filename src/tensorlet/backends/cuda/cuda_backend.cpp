@@ -162,6 +162,24 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::sample_from_cdf(cdf, u, out);
   }
+  UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse,
+                      bool want_counts) override {
+    OnDevice on_device(cuda_index_of(in));
+    return cuda::unique(in, consecutive, want_inverse, want_counts);
+  }
+  void bincount(const Tensor& in, const Tensor& weights, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::bincount(in, weights, out);
+  }
+  void histc(const Tensor& in, double lo, double hi, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::histc(in, lo, hi, out);
+  }
+  void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
+                    bool right, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::searchsorted(boundaries, values, sorter, right, out);
+  }
 };
 
 Backend& instance() {

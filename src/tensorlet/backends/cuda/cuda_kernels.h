@@ -63,5 +63,13 @@ void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
              const ElementwiseArg& src, Scalar alpha);
 // cuda_multinomial.cu (a thread per sample, binary search in its row's cdf)
 void sample_from_cdf(const Tensor& cdf, const Tensor& u, const Tensor& out);
+// cuda_unique.cu (CUB sorts, a scan of group starts; waits once, for the number of groups)
+UniqueResult unique(const Tensor& in, bool consecutive, bool want_inverse, bool want_counts);
+// cuda_histogram.cu (atomics into bins, privatized in shared memory when they fit)
+void bincount(const Tensor& in, const Tensor& weights, const Tensor& out);
+void histc(const Tensor& in, double lo, double hi, const Tensor& out);
+// cuda_searchsorted.cu (a thread per value)
+void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right,
+                  const Tensor& out);
 
 }  // namespace tensorlet::cuda
