@@ -1,5 +1,6 @@
 // take and put on CUDA: a thread per index element, the strided tensor addressed by unravelling a
-// row-major position over its (coalesced) dims; put's accumulate adds with atomics.
+// row-major position over its (coalesced) dims; put's accumulate adds with the scatter family's
+// atomics (cuda_atomics.cuh).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorlet/backends/cuda/cuda_atomics.cuh"
 #include "tensorlet/backends/cuda/cuda_index_common.cuh"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 
@@ -48,76 +50,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// ---- atomic accumulation, one overload per element type ----
-
-// A 1- or 2-byte element updated through a compare-and-swap of its aligned 32-bit word (the
-// caching allocator's blocks are 512-byte aligned, so the word never leaves the allocation).
-template <typename Bits, typename F>
-__device__ __forceinline__ void cas_sub_word(Bits* p, F update) {
-  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
-  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t{3});
-  const unsigned int shift = static_cast<unsigned int>(addr & 3) * 8;
-  const unsigned int mask = ((1u << (8 * sizeof(Bits))) - 1) << shift;
-  unsigned int old = *word, assumed;
-  do {
-    assumed = old;
-    const Bits cur = static_cast<Bits>((assumed & mask) >> shift);
-    const unsigned int next = (assumed & ~mask) | (static_cast<unsigned int>(update(cur)) << shift);
-    old = atomicCAS(word, assumed, next);
-  } while (old != assumed);
-}
-
-__device__ __forceinline__ void atomic_accumulate(float* p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_accumulate(double* p, double v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_accumulate(int32_t* p, int32_t v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_accumulate(int64_t* p, int64_t v) {
-  // Two's complement: the unsigned add wraps to the signed sum, as torch's int64 add.
-  atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
-__device__ __forceinline__ void atomic_accumulate(bool* p, bool v) {
-  if (!v) return;  // "or" with false changes nothing
-  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
-  atomicOr(reinterpret_cast<unsigned int*>(addr & ~uintptr_t{3}),
-           1u << (static_cast<unsigned int>(addr & 3) * 8));
-}
-template <typename T>
-requires(std::is_integral_v<T> && sizeof(T) < 4 &&
-         !std::is_same_v<T, bool>) __device__ __forceinline__ void atomic_accumulate(T* p, T v) {
-  using U = std::make_unsigned_t<T>;
-  cas_sub_word(reinterpret_cast<U*>(p),
-               [v](U cur) { return static_cast<U>(cur + static_cast<U>(v)); });
-}
-__device__ __forceinline__ void atomic_accumulate(Half* p, Half v) {
-  __half_raw raw;
-  raw.x = v.bits;
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-  atomicAdd(reinterpret_cast<__half*>(p), __half(raw));
-#else
-  const float add = __half2float(__half(raw));
-  cas_sub_word(reinterpret_cast<uint16_t*>(p), [add](uint16_t cur) {
-    __half_raw c;
-    c.x = cur;
-    return static_cast<__half_raw>(__float2half(__half2float(__half(c)) + add)).x;
-  });
-#endif
-}
-__device__ __forceinline__ void atomic_accumulate(BFloat16* p, BFloat16 v) {
-  __nv_bfloat16_raw raw;
-  raw.x = v.bits;
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-  atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __nv_bfloat16(raw));
-#else
-  const float add = __bfloat162float(__nv_bfloat16(raw));
-  cas_sub_word(reinterpret_cast<uint16_t*>(p), [add](uint16_t cur) {
-    __nv_bfloat16_raw c;
-    c.x = cur;
-    return static_cast<__nv_bfloat16_raw>(
-               __float2bfloat16(__bfloat162float(__nv_bfloat16(c)) + add))
-        .x;
-  });
-#endif
-}
-
 // ix: operand 0 = index, 1 = values, over index's shape. T: the element type (Accumulate) or the
 // unsigned type of its size (plain stores move bits).
 template <typename T, typename IndexT, bool Accumulate>
@@ -132,7 +64,7 @@ __global__ void __launch_bounds__(kThreads)
     ix.offsets(static_cast<IndexT>(i), off);
     T* slot = self + flat_offset<IndexT>(dst, index[off[0]]);
     if constexpr (Accumulate) {
-      atomic_accumulate(slot, values[off[1]]);
+      combine_into<ScatterOp::Add, T>(slot, static_cast<compute_t<T>>(values[off[1]]));
     } else {
       *slot = values[off[1]];
     }
