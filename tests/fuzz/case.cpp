@@ -97,6 +97,8 @@ const char* op_name(Op op) {
                                       "nansum",
                                       "count_nonzero",
                                       "matmul",
+                                      "outer",
+                                      "addmm",
                                       "cat",
                                       "stack",
                                       "index_select",

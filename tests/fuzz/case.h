@@ -109,6 +109,8 @@ enum class Op {
   Nansum,
   CountNonzero,
   Matmul,
+  Outer,
+  Addmm,  // inputs: input, mat1, mat2; scalars: beta, alpha
   Cat,
   Stack,
   IndexSelect,

@@ -135,6 +135,13 @@ class Backend {
   // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
   // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
   virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;
+  // out = alpha * (a @ b) + beta * out (addmm, baddbmm): a, b and out as matmul's, with K >= 1
+  // and out non-empty. out holds the (broadcast) input already unless beta is 0, when it is
+  // never read (NaN or garbage there does not propagate, as BLAS). alpha (non-zero) and beta are
+  // values the front-end checked for out's dtype: applied in its compute type (float for
+  // float16/bfloat16, wrapping for integers), the result rounded once.
+  virtual void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+                    const Tensor& out) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

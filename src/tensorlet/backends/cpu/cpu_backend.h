@@ -41,6 +41,8 @@ class CpuBackend final : public Backend {
            const Tensor& out) override;                                       // cpu_cat.cpp
   void random(const RandomParams& params, const Tensor& out) override;        // cpu_random.cpp
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override;  // cpu_index.cpp
+  void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+            const Tensor& out) override;  // cpu_matmul.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

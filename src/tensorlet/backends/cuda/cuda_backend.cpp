@@ -129,6 +129,11 @@ class CudaBackend final : public Backend {
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
     cuda::index_bounds(index, lo, hi);  // sets the device itself
   }
+  void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+            const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::gemm(a, b, alpha, beta, out);
+  }
 };
 
 Backend& instance() {

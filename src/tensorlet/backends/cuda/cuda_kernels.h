@@ -50,5 +50,8 @@ void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out);
 void random(const RandomParams& params, const Tensor& out);
 // Min and max of a non-empty int32/int64 tensor: one kernel and one copy to the host.
 void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi);
+// cuda_matmul.cu: out = alpha * (a @ b) + beta * out (backend.h's gemm): cuBLAS's alpha and
+// beta in one call, or the same kernels as matmul with the scaling in their last step.
+void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Tensor& out);
 
 }  // namespace tensorlet::cuda
