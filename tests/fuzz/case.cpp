@@ -102,6 +102,8 @@ const char* op_name(Op op) {
                                       "searchsorted",
                                       "histc",
                                       "matmul",
+                                      "outer",
+                                      "addmm",
                                       "cat",
                                       "stack",
                                       "index_select",

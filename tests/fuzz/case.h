@@ -115,6 +115,8 @@ enum class Op {
   Searchsorted,
   Histc,
   Matmul,
+  Outer,
+  Addmm,  // inputs: input, mat1, mat2; scalars: beta, alpha
   Cat,
   Stack,
   IndexSelect,

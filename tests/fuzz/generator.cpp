@@ -559,6 +559,44 @@ Case generate_case(uint64_t seed, const Known& known) {
     Profile p = (is_float(d) || known.int_matmul_overflow) ? Profile::Small : Profile::Normal;
     c.inputs.push_back(make_input(r, d, shape_of(na, true), known, {true, true, p}));
     c.inputs.push_back(make_input(r, db, shape_of(nb, false), known, {true, true, p}));
+  } else if (op == Op::Outer) {
+    // 1-D operands of any dtypes (promoted as mul); now and then a wrong rank.
+    for (int i = 0; i < 2; ++i) {
+      Dims s{r.uniform(0, 9)};
+      if (r.chance(0.05)) s = random_shape(r, 3, 8);
+      c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    }
+  } else if (op == Op::Addmm) {
+    // input broadcast to [n, m], one dtype, alpha and beta of the dtype's kind (a float one for an
+    // integer dtype now and then: refused); sizes on both sides of the small-matrix paths.
+    const DType d = r.chance(0.97) ? random_nonbool_dtype(r) : random_dtype(r);
+    const int64_t hi = r.chance(0.3) ? 16 : 4;
+    const int64_t n = r.uniform(0, hi), k = r.uniform(0, hi), m = r.uniform(0, hi);
+    const Dims in_shapes[] = {{n, m}, {m}, {1, m}, {n, 1}, {}, {n + 1, m}};
+    const Dims in_shape = in_shapes[r.chance(0.03) ? 5 : r.uniform(0, 4)];
+    Dims sa{n, k}, sb{k, m};
+    if (r.chance(0.03)) sb[0] += 1;
+    if (r.chance(0.02)) sa.pop_back();
+    const Profile p = (is_float(d) || known.int_matmul_overflow) ? Profile::Small : Profile::Normal;
+    c.inputs.push_back(make_input(r, d, in_shape, known, {true, true, p}));
+    c.inputs.push_back(make_input(r, d, sa, known, {true, true, p}));
+    c.inputs.push_back(
+        make_input(r, r.chance(0.97) ? d : random_dtype(r), sb, known, {true, true, p}));
+    for (int i = 0; i < 2; ++i) {
+      ScalarArg s;
+      const bool float_kind = is_float(d) ? r.chance(0.8) : r.chance(0.05);
+      const double picks[] = {1, 0, 0.5, -2, 1.5, 3};
+      const int64_t ipicks[] = {1, 0, 2, -3, 1, 3};
+      const int64_t which = r.uniform(0, 5);
+      if (float_kind) {
+        s.kind = tl::DTypeKind::Floating;
+        s.v.f = picks[which];
+      } else {
+        s.kind = tl::DTypeKind::Integer;
+        s.v.i = ipicks[which];
+      }
+      c.scalars.push_back(s);
+    }
   } else if (op == Op::Cat || op == Op::Stack) {
     Dims s = random_shape(r, 4, 64);
     if (op == Op::Cat && s.empty() && r.chance(0.9)) s = {2};

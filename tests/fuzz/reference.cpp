@@ -1022,6 +1022,63 @@ void run_matmul(Ctx& x) {
       }
 }
 
+// outer is mul of a [n, 1] and b (torch.outer): the binary reference with a reshaped.
+void run_outer(Ctx& x) {
+  if (x.in[0].shape.size() != 1 || x.in[1].shape.size() != 1)
+    throw Raise{"outer of a tensor that is not 1-D"};
+  Case mul = x.c;
+  mul.op = Op::Mul;
+  mul.form = Form::TT;
+  Ctx y{mul, x.known, x.res, x.in, x.geom};
+  y.in[0].shape = {x.in[0].shape[0], 1};
+  run_binary(y);
+}
+
+// beta * input + alpha * (mat1 @ mat2), input broadcast to [n, m]: beta 0 ignores input and
+// alpha 0 the product (BLAS's rule, which torch keeps); integers wrap.
+void run_addmm(Ctx& x) {
+  const HostArray &in = x.in[0], &a = x.in[1], &b = x.in[2];
+  if (a.dtype != b.dtype || in.dtype != a.dtype) throw Raise{"addmm of different dtypes"};
+  if (a.dtype == tl::kBool) throw Raise{"addmm of bools"};
+  if (a.shape.size() != 2 || b.shape.size() != 2) throw Raise{"addmm of non-matrices"};
+  const DType d = a.dtype;
+  const ScalarArg &beta = x.c.scalars[0], &alpha = x.c.scalars[1];
+  if (!is_float(d) && (beta.kind == DTypeKind::Floating || alpha.kind == DTypeKind::Floating))
+    throw Raise{"a float alpha or beta for integers"};
+  const int64_t n = a.shape[0], k = a.shape[1], m = b.shape[1];
+  if (b.shape[0] != k) throw Raise{"shapes cannot be multiplied"};
+  const Dims shape{n, m};
+  if (broadcast({in.shape, shape}) != shape) throw Raise{"input does not broadcast"};
+  const double bf = beta.kind == DTypeKind::Floating ? beta.v.f : double(beta.v.i);
+  const double af = alpha.kind == DTypeKind::Floating ? alpha.v.f : double(alpha.v.i);
+  HostArray& out = x.res.out;
+  out = {d, shape, std::vector<V>(n * m)};
+  x.res.atol.assign(out.v.size(), 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t o = i * m + j;
+      const V vin = element_at(in, o, shape);
+      V sum, r;
+      double mag = 0;
+      for (int64_t q = 0; q < k; ++q) {
+        const V va = element_at(a, i * k + q, a.shape), vb = element_at(b, q * m + j, b.shape);
+        if (is_float(d)) {
+          sum.f += va.f * vb.f;
+          mag += std::fabs(va.f * vb.f);
+        } else {
+          sum.i = wrap_add(sum.i, wrap_mul(va.i, vb.i));
+        }
+      }
+      if (is_float(d)) {
+        r.f = (bf == 0 ? 0.0 : bf * vin.f) + (af == 0 || k == 0 ? 0.0 : af * sum.f);
+        x.res.atol[o] = float_tol(d, 4e-6, 1e-14) * (std::fabs(af) * mag + std::fabs(bf * vin.f));
+      } else {
+        r.i = wrap_add(bf == 0 ? 0 : wrap_mul(beta.v.i, vin.i), wrap_mul(alpha.v.i, sum.i));
+      }
+      out.v[o] = finish(r, d);
+    }
+}
+
 void run_cat(Ctx& x) {
   const bool stack = x.c.op == Op::Stack;
   std::vector<HostArray> ts = x.in;
@@ -1931,6 +1988,10 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_histc(x);
     else if (op == Op::Matmul)
       run_matmul(x);
+    else if (op == Op::Outer)
+      run_outer(x);
+    else if (op == Op::Addmm)
+      run_addmm(x);
     else if (op == Op::Cat || op == Op::Stack)
       run_cat(x);
     else if (op == Op::IndexSelect)
@@ -1969,7 +2030,8 @@ RefResult run_reference(const Case& c, const Known& known) {
   // double) may land one ulp away from; copies, selections, comparisons and max/min stay exact.
   const bool arithmetic = (c.op >= Op::Exp && c.op <= Op::Sigmoid) ||
                           (c.op >= Op::Add && c.op <= Op::Pow) || c.op == Op::Sum ||
-                          c.op == Op::Mean || c.op == Op::Prod || c.op == Op::Matmul;
+                          c.op == Op::Mean || c.op == Op::Prod || c.op == Op::Matmul ||
+                          c.op == Op::Outer || c.op == Op::Addmm;
   if (!res.raises && arithmetic && is_half(res.out.dtype))
     res.rtol = std::max(res.rtol, half_tol(res.out.dtype));
   return res;

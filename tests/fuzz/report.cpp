@@ -176,6 +176,11 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
        << (c.keepdim ? "true" : "false") << ")";
   } else if (op == Op::Matmul) {
     os << "tl::matmul(in0, in1)";
+  } else if (op == Op::Outer) {
+    os << "tl::outer(in0, in1)";
+  } else if (op == Op::Addmm) {
+    os << "tl::addmm(in0, in1, in2, " << s();
+    os << ", " << s() << ")";
   } else if (op == Op::Cat || op == Op::Stack) {
     os << "tl::" << op_name(op) << "({";
     for (size_t i = 0; i < c.inputs.size(); ++i) os << (i ? ", " : "") << "in" << i;

@@ -362,6 +362,10 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
   switch (op) {
     case Op::Matmul:
       return tl::matmul(t(0), t(1));
+    case Op::Outer:
+      return tl::outer(t(0), t(1));
+    case Op::Addmm:
+      return tl::addmm(t(0), t(1), t(2), sc(0), sc(1));
     case Op::Cat:
     case Op::Stack: {
       std::vector<tl::Tensor> ts;

@@ -177,6 +177,10 @@ def run(c):
         return getattr(torch, op)(ins[0], c["dim"], keepdim=c["keepdim"])
     if op == "matmul":
         return torch.matmul(ins[0], ins[1])
+    if op == "outer":
+        return torch.outer(ins[0], ins[1])
+    if op == "addmm":
+        return torch.addmm(ins[0], ins[1], ins[2], beta=sc[0], alpha=sc[1])
     if op in ("cat", "stack"):
         return getattr(torch, op)(ins, c["dim"])
     if op == "index_select":

@@ -202,6 +202,13 @@ class Backend {
   // shape.
   virtual void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
                             bool right, const Tensor& out) = 0;
+  // out = alpha * (a @ b) + beta * out (addmm, baddbmm): a, b and out as matmul's, with K >= 1
+  // and out non-empty. out holds the (broadcast) input already unless beta is 0, when it is
+  // never read (NaN or garbage there does not propagate, as BLAS). alpha (non-zero) and beta are
+  // values the front-end checked for out's dtype: applied in its compute type (float for
+  // float16/bfloat16, wrapping for integers), the result rounded once.
+  virtual void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+                    const Tensor& out) = 0;
 };
 
 // What a backend registers for its device type when the library loads:

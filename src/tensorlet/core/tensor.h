@@ -207,6 +207,14 @@ class Tensor {
   // ---- method forms of common ops (see the op headers) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
+  Tensor outer(const Tensor& other) const;
+  // beta * self + alpha * (mat1 @ mat2); addmm_ / baddbmm_ write into self (which must have
+  // the result's shape).
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1,
+                 Scalar alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1);
   Tensor sum(const DimList& dims = {}, bool keepdim = false) const;
   Tensor prod(const DimList& dims = {}, bool keepdim = false) const;
   Tensor mean(const DimList& dims = {}, bool keepdim = false) const;

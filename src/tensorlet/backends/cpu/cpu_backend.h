@@ -63,6 +63,8 @@ class CpuBackend final : public Backend {
              const Tensor& out) override;  // cpu_histogram.cpp
   void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
                     bool right, const Tensor& out) override;  // cpu_searchsorted.cpp
+  void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+            const Tensor& out) override;  // cpu_matmul.cpp
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).

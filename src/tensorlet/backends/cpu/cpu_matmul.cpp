@@ -1,13 +1,15 @@
-// CPU matmul: Eigen GEMM on strided maps of each operand (transposed views as column-major maps,
-// never copied), a direct loop for tiny matrices, and batches of small matrices split across
-// threads. float16/bfloat16 and 8/16-bit integers are widened first (float, resp. 32-bit
-// wrapping integers), multiplied there and narrowed once, as PyTorch's CPU GEMM accumulates.
+// CPU matmul and gemm (alpha * a @ b + beta * out, for addmm/baddbmm): Eigen GEMM on strided
+// maps of each operand (transposed views as column-major maps, never copied), a direct loop for
+// tiny matrices, and batches of small matrices split across threads. float16/bfloat16 and
+// 8/16-bit integers are widened first (float, resp. 32-bit wrapping integers), multiplied there
+// and narrowed once, as PyTorch's CPU GEMM accumulates.
 #include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
 #include "tensorlet/backends/cpu/parallel.h"
+#include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/backends/math/wrapping_int.h"
 #include "tensorlet/core/dispatch.h"
 
@@ -27,6 +29,29 @@ struct MatRef {
   const T* ptr;
   int64_t rows, cols, rs, cs;
 };
+
+// gemm's scaling: c = alpha * (a @ b) + beta * c, c not read when beta is 0. Plain matmul
+// (scaled false) takes the unscaled paths below, unchanged.
+template <typename T>
+struct Scale {
+  bool scaled = false;
+  T alpha = T(1), beta = T(0);
+};
+
+// The scaled tiny product: each sum formed first, then scaled and added to beta * c once.
+template <typename T>
+void tiny_gemm(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s) {
+  const int64_t m = a.rows, k = a.cols, n = b.cols;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = T(0);
+      for (int64_t p = 0; p < k; ++p)
+        acc += a.ptr[i * a.rs + p * a.cs] * b.ptr[p * b.rs + j * b.cs];
+      T& out = c[i * n + j];
+      out = s.beta == T(0) ? T(s.alpha * acc) : T(s.alpha * acc + s.beta * out);
+    }
+  }
+}
 
 // c (contiguous m x n) = a @ b, accumulating each c[i][j] over k in order.
 template <typename T>
@@ -66,25 +91,34 @@ template <typename T>
 using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 
 template <typename T, int LayoutA, int LayoutB>
-void eigen_gemm(const MatRef<T>& a, int64_t outer_a, const MatRef<T>& b, int64_t outer_b, T* c) {
+void eigen_gemm(const MatRef<T>& a, int64_t outer_a, const MatRef<T>& b, int64_t outer_b, T* c,
+                const Scale<T>& s) {
   ConstMap<T, LayoutA> ma(a.ptr, a.rows, a.cols, Eigen::OuterStride<>(outer_a));
   ConstMap<T, LayoutB> mb(b.ptr, b.rows, b.cols, Eigen::OuterStride<>(outer_b));
   OutMap<T> mc(c, a.rows, b.cols);
-  mc.noalias() = ma * mb;
+  if (!s.scaled) {
+    mc.noalias() = ma * mb;
+  } else if (s.beta == T(0)) {  // c is not read: NaN there must not propagate
+    mc.noalias() = s.alpha * (ma * mb);
+  } else {  // Eigen's GEMM takes alpha and accumulates into c
+    if (s.beta != T(1)) mc *= s.beta;
+    mc.noalias() += s.alpha * (ma * mb);
+  }
 }
 
 // Four layout combinations per dtype; operands reach here mappable (see mappable_operand).
 template <typename T>
-void one_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c) {
-  if (a.rows * a.cols * b.cols <= kTinyFlops) return tiny_matmul(a, b, c);
+void one_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s) {
+  if (a.rows * a.cols * b.cols <= kTinyFlops)
+    return s.scaled ? tiny_gemm(a, b, c, s) : tiny_matmul(a, b, c);
   const MapLayout la = layout_of(a.rows, a.cols, a.rs, a.cs);
   const MapLayout lb = layout_of(b.rows, b.cols, b.rs, b.cs);
   constexpr int R = Eigen::RowMajor, C = Eigen::ColMajor;
   const bool ra = la.order == Order::Row, rb = lb.order == Order::Row;
-  if (ra && rb) eigen_gemm<T, R, R>(a, la.outer, b, lb.outer, c);
-  if (ra && !rb) eigen_gemm<T, R, C>(a, la.outer, b, lb.outer, c);
-  if (!ra && rb) eigen_gemm<T, C, R>(a, la.outer, b, lb.outer, c);
-  if (!ra && !rb) eigen_gemm<T, C, C>(a, la.outer, b, lb.outer, c);
+  if (ra && rb) eigen_gemm<T, R, R>(a, la.outer, b, lb.outer, c, s);
+  if (ra && !rb) eigen_gemm<T, R, C>(a, la.outer, b, lb.outer, c, s);
+  if (!ra && rb) eigen_gemm<T, C, R>(a, la.outer, b, lb.outer, c, s);
+  if (!ra && !rb) eigen_gemm<T, C, C>(a, la.outer, b, lb.outer, c, s);
 }
 
 // An operand whose matrices Eigen cannot map is copied to contiguous memory once per call, not
@@ -107,7 +141,7 @@ Tensor mappable_operand(const Tensor& t) {
 }
 
 template <typename T>
-void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out, const Scale<T>& s = {}) {
   const int64_t nd = out.dim();
   const int64_t nbatch_dims = nd - 2;
   const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
@@ -117,7 +151,7 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t ars = a.strides()[nd - 2], acs = a.strides()[nd - 1];
   const int64_t brs = b.strides()[nd - 2], bcs = b.strides()[nd - 1];
   if (nbatch_dims == 0) {
-    one_matmul<T>({pa, m, k, ars, acs}, {pb, k, n, brs, bcs}, pc);
+    one_matmul<T>({pa, m, k, ars, acs}, {pb, k, n, brs, bcs}, pc, s);
     return;
   }
   int64_t batch = 1;
@@ -132,7 +166,7 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
         off_a += idx * a.strides()[d];
         off_b += idx * b.strides()[d];
       }
-      one_matmul<T>({pa + off_a, m, k, ars, acs}, {pb + off_b, k, n, brs, bcs}, pc + i * m * n);
+      one_matmul<T>({pa + off_a, m, k, ars, acs}, {pb + off_b, k, n, brs, bcs}, pc + i * m * n, s);
     }
   };
   const int64_t flops = m * n * k;
@@ -196,6 +230,37 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
         }
       },
       "tl::matmul");
+}
+
+}  // namespace tensorlet::cpu
+
+namespace tensorlet::cpu {
+
+void CpuBackend::gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+                      const Tensor& out) {
+  const bool keep = gemm_reads_out(beta);
+  dispatch_dtype<kNumericDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        using G = GemmType<T>;
+        const Scale<G> s{true, gemm_scalar<G>(alpha), keep ? gemm_scalar<G>(beta) : G(0)};
+        const int64_t nd = out.dim();
+        const int64_t flops = out.shape()[nd - 2] * out.shape()[nd - 1] * a.shape()[nd - 1];
+        if constexpr (sizeof(G) == sizeof(T)) {
+          if (flops <= kTinyFlops)
+            batched_matmul<G>(a, b, out, s);
+          else
+            batched_matmul<G>(mappable_operand(a), mappable_operand(b), out, s);
+        } else {
+          // Narrow types: out (when read) widened with the operands, narrowed once at the end.
+          const DType wide = std::is_same_v<G, float> ? kFloat32 : kInt32;
+          Tensor out_wide = make_tensor(out.shape(), wide, out.device());
+          if (keep) copy_strided(out, out_wide);
+          batched_matmul<G>(widened_operand(a, wide), widened_operand(b, wide), out_wide, s);
+          copy_strided(out_wide, out);
+        }
+      },
+      "tl::gemm");
 }
 
 }  // namespace tensorlet::cpu

@@ -180,6 +180,11 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::searchsorted(boundaries, values, sorter, right, out);
   }
+  void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
+            const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::gemm(a, b, alpha, beta, out);
+  }
 };
 
 Backend& instance() {

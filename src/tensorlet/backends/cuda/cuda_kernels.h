@@ -71,5 +71,8 @@ void histc(const Tensor& in, double lo, double hi, const Tensor& out);
 // cuda_searchsorted.cu (a thread per value)
 void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right,
                   const Tensor& out);
+// cuda_matmul.cu: out = alpha * (a @ b) + beta * out (backend.h's gemm): cuBLAS's alpha and
+// beta in one call, or the same kernels as matmul with the scaling in their last step.
+void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Tensor& out);
 
 }  // namespace tensorlet::cuda

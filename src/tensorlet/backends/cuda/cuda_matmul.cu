@@ -1,7 +1,8 @@
-// Matmul on CUDA: cuBLAS for floats beyond small sizes (transposed views passed as transpose
-// flags, batches as strided-batched calls; float16/bfloat16 through cublasGemmEx on tensor cores,
-// accumulating in float32), our own kernels for small matrices, where cuBLAS costs several
-// launches' worth of host time, and for integers (which PyTorch refuses on CUDA).
+// Matmul and gemm (alpha * a @ b + beta * out) on CUDA: cuBLAS for floats beyond small sizes
+// (transposed views passed as transpose flags, batches as strided-batched calls; float16/bfloat16
+// through cublasGemmEx on tensor cores, accumulating in float32; gemm's alpha and beta are
+// cuBLAS's), our own kernels for small matrices, where cuBLAS costs several launches' worth of
+// host time, and for integers (which PyTorch refuses on CUDA).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_matmul_kernels.cuh"
+#include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/error.h"
 
@@ -58,15 +60,17 @@ Tensor dense_copy(const Tensor& t) {
 // float16/bfloat16 accumulate in float there (MatmulAcc), so a small product matches cuBLAS's.
 
 template <typename T>
-void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStream_t s) {
+void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStream_t s,
+                   const MatmulScale<T>& scale = {}) {
   const int64_t nd = out.dim();
   BatchDims bd = collapse_batch(a, b, out);
   if (bd.n > kMaxKernelBatchDims) {
     // Dense copies collapse to a single batch dim.
-    kernel_matmul<T>(dense_copy(a), dense_copy(b), out, s);
+    kernel_matmul<T>(dense_copy(a), dense_copy(b), out, s, scale);
     return;
   }
   MatmulArgs<T> p{};
+  p.scale = scale;
   p.a = static_cast<const T*>(a.data_ptr());
   p.b = static_cast<const T*>(b.data_ptr());
   p.c = static_cast<T*>(out.data_ptr());
@@ -156,10 +160,16 @@ struct Gemm {
   int64_t stride_a, stride_b, stride_c, count;
 };
 
+// The type of cuBLAS's alpha and beta for T: float for float16/bfloat16 (CUBLAS_COMPUTE_32F).
 template <typename T>
-void run_gemm_float(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s) {
+using BlasScalar = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// alpha = 1, beta = 0 for matmul; gemm's own for addmm (C then holds the input, unless beta is 0,
+// when cuBLAS does not read it).
+template <typename T>
+void run_gemm_float(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s,
+                    T alpha, T beta) {
   constexpr bool f32 = std::is_same_v<T, float>;
-  const T one = 1, zero = 0;
   // The 32-bit API unless a size needs the 64-bit one, so the common case calls exactly what a
   // plain cuBLAS user calls.
   const bool narrow = std::max({g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.count}) <= INT_MAX;
@@ -171,34 +181,36 @@ void run_gemm_float(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* 
     const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
     const int ldc = static_cast<int>(g.ldc);
     if constexpr (f32)
-      st = cublasSgemm(h, g.ta, g.tb, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
+      st = cublasSgemm(h, g.ta, g.tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
     else
-      st = cublasDgemm(h, g.ta, g.tb, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
+      st = cublasDgemm(h, g.ta, g.tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
   } else if (g.count == 1) {
     name = f32 ? "cublasSgemm_64" : "cublasDgemm_64";
     if constexpr (f32)
-      st = cublasSgemm_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, g.lda, B, g.ldb, &zero, C, g.ldc);
+      st =
+          cublasSgemm_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, g.lda, B, g.ldb, &beta, C, g.ldc);
     else
-      st = cublasDgemm_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, g.lda, B, g.ldb, &zero, C, g.ldc);
+      st =
+          cublasDgemm_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, g.lda, B, g.ldb, &beta, C, g.ldc);
   } else if (narrow) {
     name = f32 ? "cublasSgemmStridedBatched" : "cublasDgemmStridedBatched";
     const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
     const int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb);
     const int ldc = static_cast<int>(g.ldc), count = static_cast<int>(g.count);
     if constexpr (f32)
-      st = cublasSgemmStridedBatched(h, g.ta, g.tb, m, n, k, &one, A, lda, g.stride_a, B, ldb,
-                                     g.stride_b, &zero, C, ldc, g.stride_c, count);
+      st = cublasSgemmStridedBatched(h, g.ta, g.tb, m, n, k, &alpha, A, lda, g.stride_a, B, ldb,
+                                     g.stride_b, &beta, C, ldc, g.stride_c, count);
     else
-      st = cublasDgemmStridedBatched(h, g.ta, g.tb, m, n, k, &one, A, lda, g.stride_a, B, ldb,
-                                     g.stride_b, &zero, C, ldc, g.stride_c, count);
+      st = cublasDgemmStridedBatched(h, g.ta, g.tb, m, n, k, &alpha, A, lda, g.stride_a, B, ldb,
+                                     g.stride_b, &beta, C, ldc, g.stride_c, count);
   } else {
     name = f32 ? "cublasSgemmStridedBatched_64" : "cublasDgemmStridedBatched_64";
     if constexpr (f32)
-      st = cublasSgemmStridedBatched_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, g.lda, g.stride_a, B,
-                                        g.ldb, g.stride_b, &zero, C, g.ldc, g.stride_c, g.count);
+      st = cublasSgemmStridedBatched_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, g.lda, g.stride_a,
+                                        B, g.ldb, g.stride_b, &beta, C, g.ldc, g.stride_c, g.count);
     else
-      st = cublasDgemmStridedBatched_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, g.lda, g.stride_a, B,
-                                        g.ldb, g.stride_b, &zero, C, g.ldc, g.stride_c, g.count);
+      st = cublasDgemmStridedBatched_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, g.lda, g.stride_a,
+                                        B, g.ldb, g.stride_b, &beta, C, g.ldc, g.stride_c, g.count);
   }
   check_blas(st, name);
   check_launch(s, name);
@@ -208,8 +220,7 @@ void run_gemm_float(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* 
 // and CUBLAS_COMPUTE_32F, so products accumulate in float and the result is rounded once, as
 // PyTorch's cuBLAS path does; cuBLAS picks tensor-core kernels for these types by itself.
 void run_gemm_ex(cublasHandle_t h, const Gemm& g, const void* A, const void* B, void* C,
-                 cudaDataType type, cudaStream_t s) {
-  const float one = 1, zero = 0;
+                 cudaDataType type, cudaStream_t s, float alpha, float beta) {
   const bool narrow = std::max({g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.count}) <= INT_MAX;
   constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   constexpr cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT;
@@ -218,24 +229,24 @@ void run_gemm_ex(cublasHandle_t h, const Gemm& g, const void* A, const void* B, 
   if (g.count == 1 && narrow) {
     name = "cublasGemmEx";
     st = cublasGemmEx(h, g.ta, g.tb, static_cast<int>(g.m), static_cast<int>(g.n),
-                      static_cast<int>(g.k), &one, A, type, static_cast<int>(g.lda), B, type,
-                      static_cast<int>(g.ldb), &zero, C, type, static_cast<int>(g.ldc), compute,
+                      static_cast<int>(g.k), &alpha, A, type, static_cast<int>(g.lda), B, type,
+                      static_cast<int>(g.ldb), &beta, C, type, static_cast<int>(g.ldc), compute,
                       algo);
   } else if (g.count == 1) {
     name = "cublasGemmEx_64";
-    st = cublasGemmEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, type, g.lda, B, type, g.ldb, &zero,
-                         C, type, g.ldc, compute, algo);
+    st = cublasGemmEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, type, g.lda, B, type, g.ldb,
+                         &beta, C, type, g.ldc, compute, algo);
   } else if (narrow) {
     name = "cublasGemmStridedBatchedEx";
     st = cublasGemmStridedBatchedEx(h, g.ta, g.tb, static_cast<int>(g.m), static_cast<int>(g.n),
-                                    static_cast<int>(g.k), &one, A, type, static_cast<int>(g.lda),
-                                    g.stride_a, B, type, static_cast<int>(g.ldb), g.stride_b, &zero,
+                                    static_cast<int>(g.k), &alpha, A, type, static_cast<int>(g.lda),
+                                    g.stride_a, B, type, static_cast<int>(g.ldb), g.stride_b, &beta,
                                     C, type, static_cast<int>(g.ldc), g.stride_c,
                                     static_cast<int>(g.count), compute, algo);
   } else {
     name = "cublasGemmStridedBatchedEx_64";
-    st = cublasGemmStridedBatchedEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &one, A, type, g.lda,
-                                       g.stride_a, B, type, g.ldb, g.stride_b, &zero, C, type,
+    st = cublasGemmStridedBatchedEx_64(h, g.ta, g.tb, g.m, g.n, g.k, &alpha, A, type, g.lda,
+                                       g.stride_a, B, type, g.ldb, g.stride_b, &beta, C, type,
                                        g.ldc, g.stride_c, g.count, compute, algo);
   }
   check_blas(st, name);
@@ -243,17 +254,19 @@ void run_gemm_ex(cublasHandle_t h, const Gemm& g, const void* A, const void* B, 
 }
 
 template <typename T>
-void run_gemm(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s) {
+void run_gemm(cublasHandle_t h, const Gemm& g, const T* A, const T* B, T* C, cudaStream_t s,
+              BlasScalar<T> alpha, BlasScalar<T> beta) {
   if constexpr (std::is_same_v<T, Half>)
-    run_gemm_ex(h, g, A, B, C, CUDA_R_16F, s);
+    run_gemm_ex(h, g, A, B, C, CUDA_R_16F, s, alpha, beta);
   else if constexpr (std::is_same_v<T, BFloat16>)
-    run_gemm_ex(h, g, A, B, C, CUDA_R_16BF, s);
+    run_gemm_ex(h, g, A, B, C, CUDA_R_16BF, s, alpha, beta);
   else
-    run_gemm_float(h, g, A, B, C, s);
+    run_gemm_float(h, g, A, B, C, s, alpha, beta);
 }
 
 template <typename T>
-void blas_matmul(const Tensor& a_in, const Tensor& b_in, const Tensor& out, cudaStream_t s) {
+void blas_matmul(const Tensor& a_in, const Tensor& b_in, const Tensor& out, cudaStream_t s,
+                 BlasScalar<T> alpha = 1, BlasScalar<T> beta = 0) {
   const int64_t nd = out.dim();
   const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a_in.shape()[nd - 1];
   BlasOperand la{CUBLAS_OP_N, 1}, lb{CUBLAS_OP_N, 1};
@@ -308,7 +321,7 @@ void blas_matmul(const Tensor& a_in, const Tensor& b_in, const Tensor& out, cuda
       off_a += idx * bd.sa[d];
       off_b += idx * bd.sb[d];
     }
-    run_gemm<T>(handle.get(), g, pb + off_b, pa + off_a, pc + o * g.count * m * n, s);
+    run_gemm<T>(handle.get(), g, pb + off_b, pa + off_a, pc + o * g.count * m * n, s, alpha, beta);
   }
 }
 
@@ -337,6 +350,34 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
         }
       },
       "tl::matmul");
+}
+
+}  // namespace tensorlet::cuda
+
+namespace tensorlet::cuda {
+
+void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Tensor& out) {
+  const int64_t nd = out.dim();
+  const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
+  cudaStream_t s = current_stream_handle(out.device().index());
+  const bool small = m <= kSmallDim && n <= kSmallDim && k <= kSmallDim;
+  const bool keep = gemm_reads_out(beta);
+  dispatch_dtype<kNumericDTypes>(
+      out.dtype(),
+      [&]<typename T>() {
+        using Acc = MatmulAcc<T>;
+        const MatmulScale<T> scale{true, gemm_scalar<Acc>(alpha),
+                                   keep ? gemm_scalar<Acc>(beta) : Acc(0)};
+        if constexpr (is_floating_v<T>) {
+          if (small)
+            kernel_matmul<T>(a, b, out, s, scale);
+          else
+            blas_matmul<T>(a, b, out, s, scale.alpha, scale.beta);
+        } else {
+          kernel_matmul<T>(a, b, out, s, scale);
+        }
+      },
+      "tl::gemm");
 }
 
 }  // namespace tensorlet::cuda

@@ -1,7 +1,7 @@
 // Our own matmul kernels, for what cuBLAS does badly or not at all: a small-matrix kernel (whole
 // matrices in shared memory, several per block, one launch for any batch) and a tiled kernel for
 // integer matrices of any size. Both read any strides, so transposed or sliced views are not
-// copied.
+// copied, and both take gemm's alpha and beta (addmm) in their last step.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,6 +23,29 @@ constexpr int kSmallThreads = 256;
 constexpr int kSmallSharedBytes = 16384;
 constexpr int kTile = 16;
 
+// Integer products accumulate in Wide<T> (backends/wrapping_int.h): wrap-around is then
+// defined and matches the CPU's (8/16-bit ones accumulate in their own type: each product is an
+// int, and narrowing a sum keeps its low bits, which is the wrapped result). float16/bfloat16
+// accumulate in float and round once, as cuBLAS with CUBLAS_COMPUTE_32F.
+template <typename T>
+using MatmulAcc = std::conditional_t<is_reduced_float_v<T>, float, Wide<T>>;
+
+// gemm's scaling, c = alpha * sum + beta * c in the accumulator type, rounded once; c is not read
+// when beta is 0. Plain matmul leaves `scaled` false.
+template <typename T>
+struct MatmulScale {
+  bool scaled = false;
+  MatmulAcc<T> alpha = 1, beta = 0;
+
+  __device__ __forceinline__ T apply(MatmulAcc<T> acc, const T* c) const {
+    if (scaled) {
+      acc = alpha * acc;
+      if (beta != MatmulAcc<T>(0)) acc += beta * static_cast<MatmulAcc<T>>(*c);
+    }
+    return static_cast<T>(acc);
+  }
+};
+
 // c[i] (contiguous [batch, m, n]) = a[i] @ b[i]; element (r, c) of matrix i of a lives at
 // a + offset_a(i) + r * ars + c * acs, and likewise for b.
 template <typename T>
@@ -35,6 +58,7 @@ struct MatmulArgs {
   int64_t batch;
   int nbatch;
   int64_t bsize[kMaxKernelBatchDims], bsa[kMaxKernelBatchDims], bsb[kMaxKernelBatchDims];
+  MatmulScale<T> scale;
 
   __device__ __forceinline__ void offsets(int64_t i, int64_t& oa, int64_t& ob) const {
     oa = 0;
@@ -47,13 +71,6 @@ struct MatmulArgs {
     }
   }
 };
-
-// Integer products accumulate in Wide<T> (backends/wrapping_int.h): wrap-around is then
-// defined and matches the CPU's (8/16-bit ones accumulate in their own type: each product is an
-// int, and narrowing a sum keeps its low bits, which is the wrapped result). float16/bfloat16
-// accumulate in float and round once, as cuBLAS with CUBLAS_COMPUTE_32F.
-template <typename T>
-using MatmulAcc = std::conditional_t<is_reduced_float_v<T>, float, Wide<T>>;
 
 // A block takes `group` consecutive matrices of the batch at a time: stages their a and b tiles
 // in shared memory (consecutive threads read consecutive elements, so contiguous inputs load
@@ -89,7 +106,7 @@ __global__ void small_matmul_kernel(MatmulArgs<T> p, int group) {
       const T* bcol = bs + g * kn + j;
       Acc acc = 0;
       for (int q = 0; q < k; ++q) acc += static_cast<Acc>(arow[q]) * static_cast<Acc>(bcol[q * n]);
-      c[e] = static_cast<T>(acc);
+      c[e] = p.scale.apply(acc, c + e);
     }
     __syncthreads();  // the next group overwrites the tiles and offsets
   }
@@ -120,7 +137,10 @@ __global__ void tiled_matmul_kernel(MatmulArgs<T> p) {
         acc += static_cast<Acc>(as[ty][q]) * static_cast<Acc>(bs[q][tx]);
       __syncthreads();
     }
-    if (row < p.m && col < p.n) p.c[(mat * p.m + row) * p.n + col] = static_cast<T>(acc);
+    if (row < p.m && col < p.n) {
+      T* c = p.c + (mat * p.m + row) * p.n + col;
+      *c = p.scale.apply(acc, c);
+    }
   }
 }
 
