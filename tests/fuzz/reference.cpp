@@ -745,7 +745,9 @@ void run_reduction(Ctx& x) {
   const int64_t n_out = numel_of(oshape);
   HostArray& out = x.res.out;
   out = {od, oshape, std::vector<V>(n_out)};
-  std::vector<double> acc(n_out, op == Op::Prod ? 1.0 : 0.0), mag(n_out, 0.0);
+  // Sums carry a Neumaier compensation: the model must be more exact than the float64 tolerance
+  // over 10^5 terms, which a plain running sum is not.
+  std::vector<double> acc(n_out, op == Op::Prod ? 1.0 : 0.0), mag(n_out, 0.0), comp(n_out, 0.0);
   std::vector<int64_t> iacc(n_out, op == Op::Prod ? 1 : 0), count(n_out, 0);
   std::vector<bool> seen(n_out, false);
   for (int64_t o = 0; o < n_out; ++o) {
@@ -759,7 +761,11 @@ void run_reduction(Ctx& x) {
       case Op::Sum:
       case Op::Mean:
         if (is_float(a.dtype)) {
-          acc[o] += v.f;
+          const double t = acc[o] + v.f;
+          if (std::isfinite(t))
+            comp[o] +=
+                std::fabs(acc[o]) >= std::fabs(v.f) ? (acc[o] - t) + v.f : (v.f - t) + acc[o];
+          acc[o] = t;
           mag[o] += std::fabs(v.f);
         } else {
           iacc[o] = wrap_add(iacc[o], v.i);
@@ -797,7 +803,7 @@ void run_reduction(Ctx& x) {
   for (int64_t o = 0; o < n_out; ++o) {
     if (op == Op::Sum || op == Op::Prod || op == Op::Mean) {
       if (is_float(od)) {
-        double v = acc[o];
+        double v = op == Op::Prod ? acc[o] : acc[o] + comp[o];
         if (op == Op::Mean) v = count[o] ? v / count[o] : kNaN;
         out.v[o].f = v;
         x.res.atol[o] = eps * (op == Op::Mean && count[o] ? mag[o] / count[o] : mag[o]) * 4 + 1e-30;
