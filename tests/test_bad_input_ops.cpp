@@ -142,6 +142,12 @@ TEST_CASE("bad input: elementwise ops") {
       TL_BAD(tl::ShapeError, "[tl::masked_fill_] ", "broadcast",
              f({2}).masked_fill_(b8({3, 2}), 1)),
       TL_BAD(tl::Error, "[tl::masked_fill] ", "undefined", tl::masked_fill(undef(), b8({2}), 1)),
+      // A value outside the dtype's range, as torch's checked conversion.
+      TL_BAD(tl::DTypeError, "[tl::masked_fill] ", "value",
+             tl::masked_fill(i32({2}), b8({2}), 3e9)),
+      TL_BAD(tl::DTypeError, "[tl::masked_fill_] ", "value", i32({2}).masked_fill_(b8({2}), 1e10)),
+      TL_BAD(tl::DTypeError, "[tl::masked_fill] ", "value",
+             tl::masked_fill(f({2}), b8({2}), 1e300)),
       // out= (issue 14).
       TL_BAD(tl::ShapeError, "[tl::add] ", "out= has shape [3]",
              [] {

@@ -383,6 +383,8 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
     hv = value.tensor->to(a.dtype()).to(device);  // a CPU number may fill a device tensor
     fill = prepare(hv, a.dtype(), shape, hvv);
   } else {
+    // A number that does not fit a's dtype is refused, as torch's checked conversion.
+    check_scalar_fits(name, "value", value.scalar, a.dtype());
     fill = ElementwiseArg(
         dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(value.scalar.to<T>()); }));
   }
