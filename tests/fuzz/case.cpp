@@ -120,6 +120,14 @@ const char* op_name(Op op) {
                                       "scatter_add",
                                       "index_add",
                                       "masked_scatter",
+                                      "lerp",
+                                      "isclose",
+                                      "nan_to_num",
+                                      "masked_fill",
+                                      "flip",
+                                      "roll",
+                                      "tril",
+                                      "triu",
                                       "add_",
                                       "sub_",
                                       "mul_",
@@ -142,6 +150,7 @@ constexpr Family kFamilies[] = {
     {"fill_range", &Known::fill_range},
     {"bool_math", &Known::bool_math},
     {"pow_bool", &Known::pow_bool},
+    {"masked_fill_range", &Known::masked_fill_range},
 };
 }  // namespace
 

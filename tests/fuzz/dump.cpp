@@ -64,6 +64,11 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
     os << "\"" << *c.dtype << "\"";
   else
     os << "null";
+  auto opt = [](const std::optional<double>& v) { return v ? num(*v) : std::string("null"); };
+  os << ",\"rtol\":" << num(c.rtol) << ",\"atol\":" << num(c.atol)
+     << ",\"equal_nan\":" << c.equal_nan << ",\"nan\":" << opt(c.nan)
+     << ",\"posinf\":" << opt(c.posinf) << ",\"neginf\":" << opt(c.neginf)
+     << ",\"shifts\":" << list(c.shifts);
   os << ",\"target\":\"" << c.target << "\",\"inputs\":[";
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Input& in = c.inputs[i];

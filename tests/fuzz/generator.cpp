@@ -41,6 +41,9 @@ bool is_narrow_int(DType d) { return d == tl::kUInt8 || d == tl::kInt8 || d == t
 
 enum class Profile { Normal, Small };
 
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
 V random_value(Rng& r, DType d, Profile p) {
   V v;
   if (d == tl::kBool) {
@@ -719,6 +722,109 @@ Case generate_case(uint64_t seed, const Known& known) {
     c.inputs.push_back(make_input(r, random_dtype(r), s, known));
     do c.dims = random_target_shape(r, numel_of(s));
     while (known.zero_d_view && c.dims.empty());
+  } else if (op == Op::Lerp) {
+    // Floating dtypes (one for all three; now and then another, which torch refuses); weights
+    // mostly in [-0.5, 1.5], so both of torch's formulas and the exact ends 0 and 1 are hit.
+    const Dims out = shape();
+    const DType d = r.chance(0.92) ? random_float_dtype(r) : random_dtype(r);
+    auto other = [&] { return r.chance(0.95) ? d : random_dtype(r); };
+    auto weight = [&] {
+      const double u = r.real();
+      return u < 0.85   ? static_cast<double>(r.uniform(-4, 12)) / 8
+             : u < 0.95 ? (r.real() - 0.25) * 3
+                        : static_cast<double>(r.uniform(-3, 3));
+    };
+    c.form = r.chance(0.55) ? Form::TT : Form::TS;
+    c.inputs.push_back(make_input(r, d, r.chance(0.5) ? out : partner_shape(r, out), known));
+    c.inputs.push_back(make_input(r, other(), partner_shape(r, out), known));
+    if (c.form == Form::TT) {
+      Input w = make_input(r, other(), partner_shape(r, out), known);
+      if (is_float(w.dtype))
+        for (V& v : w.values)
+          if (r.chance(0.9)) v.f = round_float(weight(), w.dtype);
+      c.inputs.push_back(w);
+    } else {
+      ScalarArg s;
+      const double u = r.real();
+      if (u < 0.8) {
+        s.kind = tl::DTypeKind::Floating;
+        s.v.f = weight();
+      } else if (u < 0.95) {
+        s.kind = tl::DTypeKind::Integer;
+        s.v.i = r.uniform(-2, 3);
+      } else {
+        s.kind = tl::DTypeKind::Bool;
+        s.v.i = r.uniform(0, 1);
+      }
+      c.scalars.push_back(s);
+    }
+  } else if (op == Op::Isclose) {
+    // One dtype (rarely two, refused); tolerances from torch's defaults, zero, values of the
+    // inputs' 1/8 grid (the bound |a - b| <= allowed hit with equality) and larger ones.
+    const Dims out = shape();
+    const DType d = random_dtype(r);
+    c.inputs.push_back(make_input(r, d, r.chance(0.5) ? out : partner_shape(r, out), known));
+    c.inputs.push_back(
+        make_input(r, r.chance(0.95) ? d : random_dtype(r), partner_shape(r, out), known));
+    const double rtols[] = {1e-5, 0, 0, 1e-3, 0.125, 0.5, 1, 2};
+    const double atols[] = {1e-8, 0, 0, 1e-3, 0.125, 0.5, 1, 3};
+    c.rtol = rtols[r.uniform(0, 7)];
+    c.atol = atols[r.uniform(0, 7)];
+    if (r.chance(0.02)) c.rtol = -0.5;
+    if (r.chance(0.02)) c.atol = -1;
+    c.equal_nan = r.chance(0.5);
+  } else if (op == Op::NanToNum) {
+    // Mostly floating inputs with many NaN and infinities; replacements default (nullopt), in
+    // range, or beyond the dtype (rounding to infinity).
+    const DType d = r.chance(0.8) ? random_float_dtype(r) : random_dtype(r);
+    Input in = make_input(r, d, shape(), known);
+    if (is_float(d))
+      for (V& v : in.values)
+        if (r.chance(0.3)) {
+          const double special[] = {kNan, kInfinity, -kInfinity};
+          v.f = special[r.uniform(0, 2)];
+        }
+    c.inputs.push_back(in);
+    const double fills[] = {0, 1.5, -2, 100, 1e5, -1e5, 1e300, -1e300, kInfinity, -kInfinity};
+    for (auto* f : {&c.nan, &c.posinf, &c.neginf})
+      if (r.chance(0.5)) *f = fills[r.uniform(0, 9)];
+  } else if (op == Op::MaskedFill) {
+    // a and a bool mask broadcast together; the value a number or (TT) a 0-dim tensor (now and
+    // then a 1-dim one, refused).
+    const Dims out = shape();
+    const bool mask_first = r.chance(0.5);
+    c.inputs.push_back(
+        make_input(r, random_dtype(r), mask_first ? partner_shape(r, out) : out, known));
+    c.inputs.push_back(make_input(r, r.chance(0.96) ? tl::kBool : random_dtype(r),
+                                  mask_first ? out : partner_shape(r, out), known));
+    c.form = r.chance(0.75) ? Form::TS : Form::TT;
+    if (c.form == Form::TS)
+      c.scalars.push_back(random_scalar(r));
+    else
+      c.inputs.push_back(
+          make_input(r, random_dtype(r), r.chance(0.95) ? Dims{} : Dims{r.uniform(1, 2)}, known));
+  } else if (op == Op::Flip || op == Op::Roll) {
+    const Dims s = shape();
+    const int64_t nd = static_cast<int64_t>(s.size()), span = std::max<int64_t>(nd, 1);
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    if (op == Op::Flip) {
+      c.dims = random_dims(r, nd);
+    } else {
+      // Without dims (the flattened tensor) one shift; with dims one shift per dim (a dim may
+      // repeat: it rolls twice); rarely a count that does not align or a dim out of range.
+      if (!r.chance(0.25))
+        for (int64_t i = r.uniform(1, std::min<int64_t>(span, 3)); i > 0; --i)
+          c.dims.push_back(r.uniform(-span, span - 1));
+      if (r.chance(0.02)) c.dims.push_back(span);
+      for (size_t i = 0; i < std::max<size_t>(c.dims.size(), 1); ++i)
+        c.shifts.push_back(r.uniform(-7, 7));
+      if (r.chance(0.03)) c.shifts.push_back(1);
+      if (r.chance(0.01)) c.shifts.clear();
+    }
+  } else if (op == Op::Tril || op == Op::Triu) {
+    const Dims s = shape();
+    c.inputs.push_back(make_input(r, random_dtype(r), s, known));
+    c.k = r.uniform(-4, 4);
   } else if (is_inplace(op)) {
     Dims s = shape();
     InputOpts o;

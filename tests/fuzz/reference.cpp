@@ -1385,6 +1385,27 @@ void run_reshape(Ctx& x) {
   x.res.out = {a.dtype, target, a.v};
 }
 
+// torch's checked conversion of a fill value (fill_, masked_fill): an integer dtype takes a value
+// in its range, except that an unsigned dtype takes integers down to -max (they wrap) and refuses
+// every negative float; float32 and the half types refuse a finite float that rounds to infinity.
+void check_fill_value(const ScalarArg& s, DType d) {
+  if (is_int(d)) {
+    const double lo = static_cast<double>(int_lo(d)), hi = static_cast<double>(int_hi(d));
+    const bool u8 = d == tl::kUInt8;
+    const bool out = s.kind == DTypeKind::Floating
+                         ? (float_out_of_int_range(s.v.f, d) ||
+                            (d != tl::kInt32 && d != tl::kInt64 && (s.v.f < lo || s.v.f > hi)))
+                     : s.kind == DTypeKind::Integer
+                         ? (u8 ? (s.v.i > int_hi(d) || s.v.i < -int_hi(d))
+                               : (s.v.i < int_lo(d) || s.v.i > int_hi(d)))
+                         : false;
+    if (out) throw Raise{"fill value out of the dtype's range"};
+  }
+  if ((d == tl::kFloat32 || is_half(d)) && s.kind == DTypeKind::Floating && std::isfinite(s.v.f) &&
+      std::isinf(round_float(s.v.f, d)))
+    throw Raise{"fill value out of float32's range"};
+}
+
 // copy_/fill_: the destination's base storage after writing through its view.
 void run_write(Ctx& x) {
   const Input& dst = x.c.inputs[0];
@@ -1410,31 +1431,237 @@ void run_write(Ctx& x) {
                 : s.kind == DTypeKind::Bool   ? tl::kBool
                                               : tl::kInt64;
     src.v = {s.v};
-    if (is_int(dst.dtype)) {
-      // torch's overflow check: the value must lie in the dtype's range, except that an unsigned
-      // dtype takes integers down to -max (they wrap) and refuses every negative float.
-      const double lo = static_cast<double>(int_lo(dst.dtype)),
-                   hi = static_cast<double>(int_hi(dst.dtype));
-      const bool u8 = dst.dtype == tl::kUInt8;
-      const bool out =
-          s.kind == DTypeKind::Floating
-              ? (float_out_of_int_range(s.v.f, dst.dtype) ||
-                 (dst.dtype != tl::kInt32 && dst.dtype != tl::kInt64 && (s.v.f < lo || s.v.f > hi)))
-          : s.kind == DTypeKind::Integer
-              ? (u8 ? (s.v.i > int_hi(dst.dtype) || s.v.i < -int_hi(dst.dtype))
-                    : (s.v.i < int_lo(dst.dtype) || s.v.i > int_hi(dst.dtype)))
-              : false;
-      if (out) throw Raise{"fill value out of the dtype's range"};
-    }
-    if ((dst.dtype == tl::kFloat32 || is_half(dst.dtype)) && s.kind == DTypeKind::Floating &&
-        std::isfinite(s.v.f) && std::isinf(round_float(s.v.f, dst.dtype)))
-      throw Raise{"fill value out of float32's range"};
+    check_fill_value(s, dst.dtype);
   }
   for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
     const V v = element_at(src, flat, g.shape);
     base[offset_of(g, idx)] = cast_value(v, src.dtype, dst.dtype);
   });
   x.res.out = {dst.dtype, dst.base_shape, base};
+}
+
+// lerp: start, end and a tensor weight of one floating dtype (torch refuses any other), broadcast
+// together. A number weight enters in torch's opmath type (float for float32 and the half types,
+// double for float64), not rounded to the dtype. torch's two formulas, exact at weights 0 and 1:
+// start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w); here in double, rounded
+// once to the dtype.
+void run_lerp(Ctx& x) {
+  const HostArray &start = x.in[0], &end = x.in[1];
+  const bool tensor_weight = x.c.form == Form::TT;
+  const DType d = start.dtype;
+  if (!is_float(d)) throw Raise{"lerp of a non-floating dtype"};
+  if (end.dtype != d || (tensor_weight && x.in[2].dtype != d))
+    throw Raise{"lerp operands of different dtypes"};
+  std::vector<Dims> shapes{start.shape, end.shape};
+  if (tensor_weight) shapes.push_back(x.in[2].shape);
+  const Dims shape = broadcast(shapes);
+  const DType opmath = d == tl::kFloat64 ? tl::kFloat64 : tl::kFloat32;
+  const double number_weight =
+      tensor_weight ? 0 : round_float(cast_scalar(x.c.scalars[0], tl::kFloat64).f, opmath);
+  const int64_t n = numel_of(shape);
+  HostArray& out = x.res.out;
+  out = {d, shape, std::vector<V>(n)};
+  x.res.atol.assign(n, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = element_at(start, i, shape).f, b = element_at(end, i, shape).f;
+    const double w = tensor_weight ? element_at(x.in[2], i, shape).f : number_weight;
+    const bool small = std::fabs(w) < 0.5;
+    const double coeff = small ? w : 1 - w;
+    out.v[i].f = round_float(small ? a + w * (b - a) : b - (b - a) * coeff, d);
+    // The kernels round end - start (and w - 1) in the opmath type before the fused
+    // multiply-add: a few of its units of the term; the half types' smallest step besides.
+    x.res.atol[i] =
+        4 * unit_roundoff(opmath) * std::fabs(coeff * (b - a)) + (is_half(d) ? 0x1.0p-24 : 1e-300);
+  }
+  x.res.rtol = float_tol(d, 2.4e-7, 4.5e-16);
+}
+
+// isclose as torch composes it: a == b, or both NaN with equal_nan, or |a - b| finite and <= atol
+// + |rtol * b|, each intermediate rounded to the tensor's dtype with rtol and atol in its opmath
+// type. Bool computes as float32; integers take the difference in their dtype (wrapping, and abs
+// of the minimum stays negative) and the allowed error in float32, comparing in float32.
+void run_isclose(Ctx& x) {
+  const HostArray &a = x.in[0], &b = x.in[1];
+  const double rtol = x.c.rtol, atol = x.c.atol;
+  if (a.dtype != b.dtype) throw Raise{"isclose of two dtypes"};
+  if (!(rtol >= 0) || !(atol >= 0)) throw Raise{"a negative tolerance"};
+  const Dims shape = broadcast({a.shape, b.shape});
+  const DType d = a.dtype;
+  const int64_t n = numel_of(shape);
+  HostArray& out = x.res.out;
+  out = {tl::kBool, shape, std::vector<V>(n)};
+  for (int64_t i = 0; i < n; ++i) {
+    const V va = element_at(a, i, shape), vb = element_at(b, i, shape);
+    bool close;
+    if (is_int(d)) {
+      close = va.i == vb.i;
+      if (!close && (rtol != 0 || atol != 0)) {
+        const int64_t diff = wrap_to(wrap_add(va.i, wrap_mul(vb.i, -1)), d);
+        const int64_t actual = diff < 0 ? wrap_to(wrap_mul(diff, -1), d) : diff;
+        const double fb = cast_value(vb, d, tl::kFloat32).f;
+        const double allowed = round_float(
+            round_float(atol, tl::kFloat32) +
+                std::fabs(round_float(round_float(rtol, tl::kFloat32) * fb, tl::kFloat32)),
+            tl::kFloat32);
+        close = cast_value(V{actual, 0}, d, tl::kFloat32).f <= allowed;
+      }
+    } else {
+      const DType t = d == tl::kBool ? tl::kFloat32 : d;
+      const DType opmath = t == tl::kFloat64 ? tl::kFloat64 : tl::kFloat32;
+      const double fa = d == tl::kBool ? (va.i != 0) : va.f;
+      const double fb = d == tl::kBool ? (vb.i != 0) : vb.f;
+      close = fa == fb || (x.c.equal_nan && std::isnan(fa) && std::isnan(fb));
+      if (!close && (rtol != 0 || atol != 0)) {
+        const double actual = std::fabs(round_float(fa - fb, t));
+        const double allowed = round_float(
+            round_float(atol, opmath) + std::fabs(round_float(round_float(rtol, opmath) * fb, t)),
+            t);
+        close = std::isfinite(actual) && actual <= allowed;
+      }
+    }
+    out.v[i].i = close;
+  }
+}
+
+// The largest finite value of a floating dtype.
+double float_max(DType d) {
+  switch (d) {
+    case tl::kFloat16:
+      return 65504.0;
+    case tl::kBFloat16:
+      return 0x1.fep127;
+    case tl::kFloat32:
+      return 0x1.fffffep127;
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+
+// nan_to_num: NaN, +inf and -inf replaced (defaults 0, the largest and the lowest finite value),
+// each replacement converted to the dtype (beyond its range: infinity); integer and bool tensors
+// come back as a copy.
+void run_nan_to_num(Ctx& x) {
+  const HostArray& a = x.in[0];
+  x.res.out = a;
+  if (!is_float(a.dtype)) return;
+  const DType d = a.dtype;
+  const double nan = round_float(x.c.nan.value_or(0), d);
+  const double pos = x.c.posinf ? round_float(*x.c.posinf, d) : float_max(d);
+  const double neg = x.c.neginf ? round_float(*x.c.neginf, d) : -float_max(d);
+  for (V& v : x.res.out.v)
+    if (std::isnan(v.f))
+      v.f = nan;
+    else if (std::isinf(v.f))
+      v.f = v.f > 0 ? pos : neg;
+}
+
+// masked_fill: a and the bool mask broadcast together; the value (a number, or a 0-dim tensor
+// read as a number of its kind) goes through torch's checked conversion to a's dtype.
+void run_masked_fill(Ctx& x) {
+  const HostArray &a = x.in[0], &mask = x.in[1];
+  if (mask.dtype != tl::kBool) throw Raise{"mask must be bool"};
+  ScalarArg value;
+  if (x.c.form == Form::TT) {
+    const HostArray& t = x.in[2];
+    if (!t.shape.empty()) throw Raise{"value tensor of more than 0 dims"};
+    value.kind = kind_of(t.dtype);
+    value.v = t.v[0];  // a bool's byte already read as 0 or 1
+  } else {
+    value = x.c.scalars[0];
+  }
+  const Dims shape = broadcast({a.shape, mask.shape});
+  try {
+    check_fill_value(value, a.dtype);
+  } catch (const Raise&) {
+    if (!x.known.masked_fill_range) throw;
+    x.res.skip = true;
+    return;
+  }
+  const DType from = value.kind == DTypeKind::Floating ? tl::kFloat64
+                     : value.kind == DTypeKind::Bool   ? tl::kBool
+                                                       : tl::kInt64;
+  const V fill = cast_value(value.v, from, a.dtype);
+  const int64_t n = numel_of(shape);
+  HostArray& out = x.res.out;
+  out = {a.dtype, shape, std::vector<V>(n)};
+  for (int64_t i = 0; i < n; ++i)
+    out.v[i] = element_at(mask, i, shape).i ? fill : element_at(a, i, shape);
+}
+
+// The row-major position of `idx` in `shape`.
+int64_t flat_of(const Dims& idx, const Dims& shape) {
+  int64_t f = 0;
+  for (size_t k = 0; k < shape.size(); ++k) f = f * shape[k] + idx[k];
+  return f;
+}
+
+// flip: the listed dims reversed (each at most once; a 0-dim tensor takes 0 and -1).
+void run_flip(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  std::vector<bool> flipped(std::max<int64_t>(nd, 1), false);
+  for (int64_t dim : x.c.dims) {
+    const auto w = wrap(dim, nd);
+    if (!w) throw Raise{"dim out of range"};
+    if (flipped[*w]) throw Raise{"dim listed twice"};
+    flipped[*w] = true;
+  }
+  HostArray& out = x.res.out;
+  out = {a.dtype, a.shape, std::vector<V>(a.v.size())};
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    Dims src = idx;
+    for (int64_t k = 0; k < nd; ++k)
+      if (flipped[k]) src[k] = a.shape[k] - 1 - idx[k];
+    out.v[flat] = a.v[flat_of(src, a.shape)];
+  });
+}
+
+// roll: without dims one shift of the flattened tensor; with dims one shift per dim, applied in
+// turn (a dim listed twice rolls twice). torch reads the size of each dim, so a 0-dim tensor with
+// dims raises; it skips that check for an empty tensor, which we do not (a dim out of range
+// raises whatever the size).
+void run_roll(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const Dims &shifts = x.c.shifts, &dims = x.c.dims;
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  if (shifts.empty()) throw Raise{"shifts required"};
+  HostArray& out = x.res.out;
+  out = a;
+  const auto pos_mod = [](int64_t v, int64_t m) { return ((v % m) + m) % m; };
+  if (dims.empty()) {
+    if (shifts.size() != 1) throw Raise{"shifts and dims must align"};
+    const int64_t n = static_cast<int64_t>(a.v.size());
+    for (int64_t i = 0; i < n; ++i) out.v[pos_mod(i + shifts[0], n)] = a.v[i];
+    return;
+  }
+  if (shifts.size() != dims.size()) throw Raise{"shifts and dims must align"};
+  if (nd == 0) throw Raise{"roll of a 0-dim tensor along a dim"};
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const auto w = wrap(dims[k], nd);
+    if (!w) throw Raise{"dim out of range"};
+    const HostArray cur = out;
+    const int64_t size = a.shape[*w];
+    for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+      Dims to = idx;
+      to[*w] = pos_mod(idx[*w] + shifts[k], size);
+      out.v[flat_of(to, a.shape)] = cur.v[flat];
+    });
+  }
+}
+
+// tril / triu: the elements of the last two dims with col - row <= k (tril) or >= k (triu), zero
+// elsewhere; fewer than two dims raise.
+void run_triangle(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const int64_t nd = static_cast<int64_t>(a.shape.size());
+  if (nd < 2) throw Raise{"tril/triu of fewer than 2 dims"};
+  const bool lower = x.c.op == Op::Tril;
+  HostArray& out = x.res.out;
+  out = {a.dtype, a.shape, std::vector<V>(a.v.size())};
+  for_each_index(a.shape, [&](int64_t flat, const Dims& idx) {
+    const int64_t off = idx[nd - 1] - idx[nd - 2];
+    if (lower ? off <= x.c.k : off >= x.c.k) out.v[flat] = a.v[flat];
+  });
 }
 
 // torch.can_cast: no floating -> integral and no non-bool -> bool.
@@ -2012,6 +2239,20 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_scatter_add(x);
     else if (op == Op::MaskedScatter)
       run_masked_scatter(x);
+    else if (op == Op::Lerp)
+      run_lerp(x);
+    else if (op == Op::Isclose)
+      run_isclose(x);
+    else if (op == Op::NanToNum)
+      run_nan_to_num(x);
+    else if (op == Op::MaskedFill)
+      run_masked_fill(x);
+    else if (op == Op::Flip)
+      run_flip(x);
+    else if (op == Op::Roll)
+      run_roll(x);
+    else if (op == Op::Tril || op == Op::Triu)
+      run_triangle(x);
     else if (op == Op::Reshape || op == Op::View)
       run_reshape(x);
     else if (op == Op::Copy || op == Op::Fill)

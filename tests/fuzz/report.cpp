@@ -195,6 +195,25 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
     os << "tl::" << op_name(op) << "(in0, " << *c.dim << ", in1, in2)";
   } else if (op == Op::MaskedScatter) {
     os << "tl::masked_scatter(in0, in1, in2)";
+  } else if (op == Op::Lerp || op == Op::MaskedFill) {
+    os << "tl::" << op_name(op) << "(in0, in1, " << (c.form == Form::TT ? std::string("in2") : s())
+       << ")";
+  } else if (op == Op::Isclose) {
+    os << "tl::isclose(in0, in1, " << number(c.rtol, false) << ", " << number(c.atol, false) << ", "
+       << (c.equal_nan ? "true" : "false") << ")";
+  } else if (op == Op::NanToNum) {
+    auto opt = [](const std::optional<double>& v) {
+      return v ? number(*v, false) : std::string("std::nullopt");
+    };
+    os << "tl::nan_to_num(in0, " << opt(c.nan) << ", " << opt(c.posinf) << ", " << opt(c.neginf)
+       << ")";
+  } else if (op == Op::Flip) {
+    os << "tl::flip(in0, " << list(c.dims) << ")";
+  } else if (op == Op::Roll) {
+    os << "tl::roll(in0, std::vector<int64_t>" << list(c.shifts) << ", std::vector<int64_t>"
+       << list(c.dims) << ")";
+  } else if (op == Op::Tril || op == Op::Triu) {
+    os << "tl::" << op_name(op) << "(in0, " << c.k << ")";
   } else if (op == Op::To) {
     os << "in0.to(" << dtype_const(c.target) << ")";
   } else if (op == Op::Clone || op == Op::Contiguous) {

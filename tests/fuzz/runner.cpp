@@ -386,6 +386,23 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::index_add(t(0), *c.dim, t(1), t(2));
     case Op::MaskedScatter:
       return tl::masked_scatter(t(0), t(1), t(2));
+    case Op::Lerp:
+      return c.form == Form::TT ? tl::lerp(t(0), t(1), t(2)) : tl::lerp(t(0), t(1), sc(0));
+    case Op::Isclose:
+      return tl::isclose(t(0), t(1), c.rtol, c.atol, c.equal_nan);
+    case Op::NanToNum:
+      return tl::nan_to_num(t(0), c.nan, c.posinf, c.neginf);
+    case Op::MaskedFill:
+      return c.form == Form::TT ? tl::masked_fill(t(0), t(1), t(2))
+                                : tl::masked_fill(t(0), t(1), sc(0));
+    case Op::Flip:
+      return tl::flip(t(0), c.dims);
+    case Op::Roll:
+      return tl::roll(t(0), c.shifts, c.dims);
+    case Op::Tril:
+      return tl::tril(t(0), c.k);
+    case Op::Triu:
+      return tl::triu(t(0), c.k);
     case Op::To:
       return t(0).to(c.target);
     case Op::Clone:

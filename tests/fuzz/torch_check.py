@@ -195,6 +195,20 @@ def run(c):
         return getattr(torch, op)(ins[0], c["dim"], ins[1], ins[2])
     if op == "masked_scatter":
         return torch.masked_scatter(ins[0], ins[1], ins[2])
+    if op in ("lerp", "masked_fill"):
+        # the weight / value: a tensor (TT) or a Python number (TS)
+        return getattr(torch, op)(ins[0], ins[1], ins[2] if form == "TT" else sc[0])
+    if op == "isclose":
+        return torch.isclose(ins[0], ins[1], rtol=c["rtol"], atol=c["atol"],
+                             equal_nan=bool(c["equal_nan"]))
+    if op == "nan_to_num":  # None: torch's default replacement
+        return torch.nan_to_num(ins[0], nan=c["nan"], posinf=c["posinf"], neginf=c["neginf"])
+    if op == "flip":
+        return torch.flip(ins[0], c["dims"])
+    if op == "roll":  # dims [] rolls the flattened tensor
+        return torch.roll(ins[0], c["shifts"], c["dims"])
+    if op in ("tril", "triu"):
+        return getattr(torch, op)(ins[0], c["k"])
     if op == "to":
         return ins[0].to(DT[c["target"]])
     if op in ("clone", "contiguous"):
