@@ -236,10 +236,9 @@ struct Known {
   bool fill_range = false;           // fill_ with a value outside the dtype's range
   bool bool_math = false;            // abs/argmax/argmin/clamp on bool tensors
   bool pow_bool = false;             // pow with a bool operand
-  // Open (found by the fuzzer, not fixed yet), so skipped by default: masked_fill converts a value
-  // outside a's dtype (NaN/inf or a negative float into an integer, beyond float32) without
-  // torch's checked conversion (the one fill_ has), where torch raises.
-  bool masked_fill_range = true;
+  // masked_fill with a number or host 0-dim value outside a's dtype (found by the fuzzer, fixed:
+  // torch's checked conversion, as fill_'s).
+  bool masked_fill_range = false;
 };
 // Sets the flag NAME to `on`; false when there is no such family ("all" names every one).
 bool set_known(Known& known, const std::string& name, bool on);
