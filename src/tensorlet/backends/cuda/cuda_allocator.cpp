@@ -129,7 +129,9 @@ class CachingDeviceAllocator final : public Allocator {
     StreamFreeLists& lists = lists_for(stream);
     Block* b = nullptr;
     if (caching_disabled()) {
-      b = new_block(nbytes, lists, nbytes);
+      // Whole 32-bit words: the atomics of 1- and 2-byte elements (cuda_atomics.cuh) swap the
+      // aligned word that holds the element, as torch's do, so the last word must be allocated.
+      b = new_block((nbytes + 3) / 4 * 4, lists, nbytes);
     } else {
       const size_t size = round_size(nbytes);
       b = size <= kSmallMax ? take_small(lists, size) : take_large(lists, size);
