@@ -236,7 +236,7 @@ struct Known {
   bool fill_range = false;           // fill_ with a value outside the dtype's range
   bool bool_math = false;            // abs/argmax/argmin/clamp on bool tensors
   bool pow_bool = false;             // pow with a bool operand
-  // masked_fill with a number or host 0-dim value outside a's dtype (found by the fuzzer, fixed:
+  // masked_fill with a number or 0-dim value outside a's dtype (found by the fuzzer, fixed:
   // torch's checked conversion, as fill_'s).
   bool masked_fill_range = false;
 };

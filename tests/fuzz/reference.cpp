@@ -1478,8 +1478,8 @@ void run_lerp(Ctx& x) {
 
 // isclose as torch composes it: a == b, or both NaN with equal_nan, or |a - b| finite and <= atol
 // + |rtol * b|, each intermediate rounded to the tensor's dtype with rtol and atol in its opmath
-// type. Bool computes as float32; integers take the difference in their dtype (wrapping, and abs
-// of the minimum stays negative) and the allowed error in float32, comparing in float32.
+// type. Bool and the integers compute as float32 (torch converts them to the default dtype, so
+// differences do not wrap), after an exact equality test in their own dtype.
 void run_isclose(Ctx& x) {
   const HostArray &a = x.in[0], &b = x.in[1];
   const double rtol = x.c.rtol, atol = x.c.atol;
@@ -1496,14 +1496,12 @@ void run_isclose(Ctx& x) {
     if (is_int(d)) {
       close = va.i == vb.i;
       if (!close && (rtol != 0 || atol != 0)) {
-        const int64_t diff = wrap_to(wrap_add(va.i, wrap_mul(vb.i, -1)), d);
-        const int64_t actual = diff < 0 ? wrap_to(wrap_mul(diff, -1), d) : diff;
-        const double fb = cast_value(vb, d, tl::kFloat32).f;
+        const DType f = tl::kFloat32;
+        const double fa = cast_value(va, d, f).f, fb = cast_value(vb, d, f).f;
+        const double actual = std::fabs(round_float(fa - fb, f));
         const double allowed = round_float(
-            round_float(atol, tl::kFloat32) +
-                std::fabs(round_float(round_float(rtol, tl::kFloat32) * fb, tl::kFloat32)),
-            tl::kFloat32);
-        close = cast_value(V{actual, 0}, d, tl::kFloat32).f <= allowed;
+            round_float(atol, f) + std::fabs(round_float(round_float(rtol, f) * fb, f)), f);
+        close = std::isfinite(actual) && actual <= allowed;
       }
     } else {
       const DType t = d == tl::kBool ? tl::kFloat32 : d;

@@ -380,14 +380,12 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
     if (value.tensor->dim() != 0)
       fail<ShapeError>(name, "only supports a 0-dimensional value tensor, but got tensor with ",
                        value.tensor->dim(), " dimension(s)");
-    // A host value is checked against a's dtype as a number is (torch reads it with item());
-    // a device value is converted as it is, with no wait for its value.
-    if (value.tensor->is_cpu())
-      check_scalar_fits(
-          name, "value",
-          dispatch_dtype(value.tensor->dtype(),
-                         [&]<typename T>() { return Scalar(value.tensor->item<T>()); }),
-          a.dtype());
+    // The value is checked against a's dtype as a number is: torch reads it with item(), which
+    // waits for a device value too.
+    check_scalar_fits(name, "value",
+                      dispatch_dtype(value.tensor->dtype(),
+                                     [&]<typename T>() { return Scalar(value.tensor->item<T>()); }),
+                      a.dtype());
     hv = value.tensor->to(a.dtype()).to(device);  // a CPU number may fill a device tensor
     fill = prepare(hv, a.dtype(), shape, hvv);
   } else {

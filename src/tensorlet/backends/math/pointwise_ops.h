@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "tensorlet/backends/math/unary_ops.h"
-#include "tensorlet/backends/math/wrapping_int.h"
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/core/host_device.h"
 
@@ -52,18 +51,16 @@ struct LerpScalarFn {
 
 // torch.isclose as torch composes it from tensor ops: a == b, or (equal_nan and both NaN), or
 // |a - b| finite and <= atol + |rtol * b|, each intermediate rounded to the tensor's dtype (so
-// float16 compares float16 values), with rtol and atol in its compute type. Integer inputs compute
-// the allowed error in float32 (torch: rtol * int tensor is float32) and the difference in T,
-// wrapping as torch does; bool runs as float32.
+// float16 compares float16 values), with rtol and atol in its compute type. Integer and bool
+// inputs compute as float32 (torch converts them to the default dtype first, so an integer
+// difference does not wrap), after the exact equality test in their own type.
 template <typename T>
 struct IsCloseFn {
   double rtol, atol;
   bool equal_nan;
 
   TL_HOST_DEVICE bool operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) {
-      return IsCloseFn<float>{rtol, atol, equal_nan}(a ? 1.0f : 0.0f, b ? 1.0f : 0.0f);
-    } else if constexpr (is_floating_v<T>) {
+    if constexpr (is_floating_v<T>) {
       using C = compute_t<T>;
       const C x = static_cast<C>(a), y = static_cast<C>(b);
       if (x == y) return true;
@@ -75,14 +72,7 @@ struct IsCloseFn {
       return IsfiniteFn{}(actual) && actual <= allowed;
     } else {
       if (a == b) return true;
-      if (rtol == 0 && atol == 0) return false;
-      const float allowed =
-          static_cast<float>(atol) + libm_fabs(static_cast<float>(rtol) * static_cast<float>(b));
-      using W = Wide<T>;  // wrapping arithmetic, as torch's integer tensors
-      const T diff = static_cast<T>(W(a) - W(b));
-      T actual = diff;
-      if constexpr (std::is_signed_v<T>) actual = diff < 0 ? static_cast<T>(W(0) - W(diff)) : diff;
-      return static_cast<float>(actual) <= allowed;
+      return IsCloseFn<float>{rtol, atol, false}(static_cast<float>(a), static_cast<float>(b));
     }
   }
 };
