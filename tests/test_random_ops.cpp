@@ -213,7 +213,8 @@ TEST_CASE("random ops: uniform_, normal_, exponential_ and random_ fill in place
     tl::Tensor view = base.slice(1, 1, 6, 2);
     view.normal_(10, 2);
     const std::vector<double> b = values_of(base);
-    for (int64_t i = 0; i < 24; ++i) CHECK((b[i] == 7.0) == (i % 6 % 2 == 0));  // columns 1, 3, 5 drawn
+    for (int64_t i = 0; i < 24; ++i)
+      CHECK((b[i] == 7.0) == (i % 6 % 2 == 0));  // columns 1, 3, 5 drawn
     const std::vector<double> nv =
         values_of(tl::empty({50000}, dev).normal_(10, 2, tl::Generator(9, dev)));
     CHECK(std::abs(mean_of(nv) - 10) < 0.05);
