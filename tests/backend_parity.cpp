@@ -21,15 +21,6 @@ std::vector<tl::Device> parity_devices() {
   return out;
 }
 
-std::vector<DType> dtypes_of(tl::DTypeSet set) {
-  std::vector<DType> out;
-  for (int i = 0; i < tl::kNumDTypes; ++i)
-    if (set.contains(static_cast<DType>(i))) out.push_back(static_cast<DType>(i));
-  return out;
-}
-
-std::vector<DType> all_dtypes() { return dtypes_of(tl::kAllDTypes); }
-
 bool is_half(DType d) { return d == tl::kFloat16 || d == tl::kBFloat16; }
 
 namespace {

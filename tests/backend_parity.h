@@ -42,10 +42,8 @@ std::vector<tl::Device> parity_devices();
     }                                                                        \
   } while (0)
 
-// The dtypes of a set, in TL_DTYPES order, at run time (a dtype added to the list is covered).
-std::vector<tl::DType> dtypes_of(tl::DTypeSet set);
-std::vector<tl::DType> all_dtypes();  // dtypes_of(kAllDTypes)
-bool is_half(tl::DType d);            // float16 or bfloat16
+// dtypes_of and all_dtypes are in test_util.h.
+bool is_half(tl::DType d);  // float16 or bfloat16
 
 inline constexpr int64_t kBig = (int64_t{1} << 20) + 3;  // not a multiple of any vector width
 

@@ -11,10 +11,12 @@
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/tensorlet.h"
+#include "test_util.h"
 
 namespace {
 
 using tl::Tensor;
+using tl_test::all_dtypes;
 
 // One op of a list: its public name, supported set and a call of the public function on inputs
 // of one dtype.
@@ -77,14 +79,6 @@ std::vector<OpRow> all_rows() {
   return rows;
 }
 
-std::vector<tl::DType> every_dtype() {
-  std::vector<tl::DType> v;
-#define TL_TEST_DTYPE(e, T, name, kind) v.push_back(tl::DType::e);
-  TL_DTYPES(TL_TEST_DTYPE)
-#undef TL_TEST_DTYPE
-  return v;
-}
-
 // Small random positive values (log and sqrt stay finite), in dtype d.
 Tensor small_random(tl::DType d) { return tl::randint(1, 5, {2, 3}, tl::kFloat32).to(d); }
 
@@ -94,7 +88,7 @@ TEST_CASE("bad input dtypes: every op refuses the dtypes outside its list's set,
   tl::manual_seed(12);
   int refused = 0;
   for (const OpRow& row : all_rows())
-    for (tl::DType d : every_dtype()) {
+    for (tl::DType d : all_dtypes()) {
       if (row.dtypes.contains(d)) continue;
       const std::string dname = tl::dtype_name(d);
       CAPTURE(row.name);
@@ -122,7 +116,7 @@ TEST_CASE("bad input dtypes: every op refuses the dtypes outside its list's set,
 TEST_CASE("bad input dtypes: every op takes every dtype of its list's set") {
   tl::manual_seed(12);
   for (const OpRow& row : all_rows())
-    for (tl::DType d : every_dtype()) {
+    for (tl::DType d : all_dtypes()) {
       if (!row.dtypes.contains(d)) continue;
       const std::string dname = tl::dtype_name(d);
       CAPTURE(row.name);

@@ -126,13 +126,6 @@ tl::Tensor tied_values(const tl::Shape& s, tl::DType d) {
   return x.to(d);
 }
 
-const std::vector<tl::DType>& every_dtype() {
-  static const std::vector<tl::DType> all = {tl::kBool,    tl::kUInt8,  tl::kInt8,    tl::kInt16,
-                                             tl::kInt32,   tl::kInt64,  tl::kFloat16, tl::kBFloat16,
-                                             tl::kFloat32, tl::kFloat64};
-  return all;
-}
-
 struct ShapeDims {
   tl::Shape shape;
   std::vector<int64_t> dims;
@@ -144,7 +137,7 @@ const std::vector<ShapeDims> kShapes = {
 
 TEST_CASE("sort and argsort: every dtype, dims, layouts, descending, stable order of ties") {
   for (tl::Device dev : test_devices()) {
-    for (tl::DType dt : every_dtype()) {
+    for (tl::DType dt : all_dtypes()) {
       for (const ShapeDims& sd : kShapes) {
         for (const Layout& l : layouts_of(tied_values(sd.shape, dt))) {
           const tl::Tensor x = same_layout_on(l.tensor, dev);
@@ -237,7 +230,7 @@ TEST_CASE("sort: integer extremes of every width and long rows") {
 
 TEST_CASE("topk: k from 0 to n, largest and smallest, sorted or not, dims, dtypes, layouts") {
   for (tl::Device dev : test_devices()) {
-    for (tl::DType dt : every_dtype()) {
+    for (tl::DType dt : all_dtypes()) {
       for (const ShapeDims& sd : kShapes) {
         for (const Layout& l : layouts_of(tied_values(sd.shape, dt))) {
           const tl::Tensor x = same_layout_on(l.tensor, dev);
@@ -305,7 +298,7 @@ TEST_CASE("topk: NaN counts as the largest; long rows; methods") {
 
 TEST_CASE("kthvalue: every k of short rows, keepdim, dims, dtypes, layouts") {
   for (tl::Device dev : test_devices()) {
-    for (tl::DType dt : every_dtype()) {
+    for (tl::DType dt : all_dtypes()) {
       for (const ShapeDims& sd : kShapes) {
         for (const Layout& l : layouts_of(tied_values(sd.shape, dt))) {
           const tl::Tensor x = same_layout_on(l.tensor, dev);

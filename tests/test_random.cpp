@@ -7,19 +7,6 @@
 
 using namespace tl_test;
 
-namespace {
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-double var_of(const std::vector<double>& v) {
-  double m = mean_of(v), s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return s / static_cast<double>(v.size());
-}
-}  // namespace
-
 TEST_CASE("random: Philox4x32-10 matches the published known-answer vectors") {
   using tl::philox::Block;
   Block zero = tl::philox::philox4x32_10(Block{{0, 0, 0, 0}}, 0, 0);

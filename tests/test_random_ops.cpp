@@ -15,17 +15,6 @@ using namespace tl_test;
 
 namespace {
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-double var_of(const std::vector<double>& v) {
-  const double m = mean_of(v);
-  double s = 0;
-  for (double x : v) s += (x - m) * (x - m);
-  return s / static_cast<double>(v.size());
-}
 // Pearson's chi-square of observed counts against expected ones.
 double chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
   double c = 0;

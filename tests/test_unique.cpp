@@ -117,19 +117,12 @@ tl::Tensor tied(const tl::Shape& s, tl::DType d) {
   return x.to(d);
 }
 
-const std::vector<tl::DType>& every_dtype() {
-  static const std::vector<tl::DType> all = {tl::kBool,    tl::kUInt8,  tl::kInt8,    tl::kInt16,
-                                             tl::kInt32,   tl::kInt64,  tl::kFloat16, tl::kBFloat16,
-                                             tl::kFloat32, tl::kFloat64};
-  return all;
-}
-
 }  // namespace
 
 TEST_CASE("unique and unique_consecutive: every dtype, layouts, flattened and along dims") {
   const std::vector<tl::Shape> shapes{{1}, {17}, {6, 5}, {3, 4, 2}};
   for (tl::Device dev : test_devices()) {
-    for (tl::DType dt : every_dtype()) {
+    for (tl::DType dt : all_dtypes()) {
       for (const tl::Shape& s : shapes) {
         for (const Layout& l : layouts_of(tied(s, dt))) {
           const tl::Tensor x = same_layout_on(l.tensor, dev);

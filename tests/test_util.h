@@ -18,6 +18,28 @@ namespace tl_test {
 
 namespace tl = tensorlet;
 
+// The dtypes of a set, in TL_DTYPES order, at run time (a dtype added to the list is covered).
+inline std::vector<tl::DType> dtypes_of(tl::DTypeSet set) {
+  std::vector<tl::DType> out;
+  for (int i = 0; i < tl::kNumDTypes; ++i)
+    if (set.contains(static_cast<tl::DType>(i))) out.push_back(static_cast<tl::DType>(i));
+  return out;
+}
+inline std::vector<tl::DType> all_dtypes() { return dtypes_of(tl::kAllDTypes); }
+
+// Sample mean and (population) variance, for statistical checks of random ops.
+inline double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+inline double var_of(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return s / static_cast<double>(v.size());
+}
+
 // Every device the op suites run on and compare with a host reference: cpu, then cuda:0 when a
 // CUDA device is usable (one GPU is enough for parity; multi-GPU cases live in the CUDA suites).
 inline std::vector<tl::Device> test_devices() {

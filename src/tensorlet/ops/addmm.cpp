@@ -133,6 +133,20 @@ void check_self_shape(const char* op, const Tensor& self, const Shape& shape) {
     fail<ShapeError>(op, "self has shape ", self.shape(), " but the result has shape ", shape);
 }
 
+// addmm (batched false) or baddbmm (true) and their out= (into) and in-place (into is input,
+// in_place) forms: checks, the result's shape, then the scaled product.
+Tensor gemm_front(const char* op, bool batched, const Tensor& input, const Tensor& a,
+                  const Tensor& b, Scalar beta, Scalar alpha, Tensor* into, bool in_place = false) {
+  profiler::OpScope scope(op);
+  scope.inputs({&input, &a, &b});
+  const GemmOperands g{input, a, b, batched ? "batch1" : "mat1", batched ? "batch2" : "mat2"};
+  check_common(op, g, beta, alpha);
+  const Shape shape = batched ? baddbmm_shape(op, g) : addmm_shape(op, g);
+  if (in_place) check_self_shape(op, input, shape);
+  scope.flops(gemm_flops(a, shape));
+  return scaled_product(op, g, shape, beta, alpha, into);
+}
+
 }  // namespace
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -155,36 +169,18 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
-  profiler::OpScope scope("tl::addmm");
-  scope.inputs({&input, &mat1, &mat2});
-  const GemmOperands g{input, mat1, mat2, "mat1", "mat2"};
-  check_common("tl::addmm", g, beta, alpha);
-  const Shape shape = addmm_shape("tl::addmm", g);
-  scope.flops(gemm_flops(mat1, shape));
-  return scaled_product("tl::addmm", g, shape, beta, alpha, nullptr);
+  return gemm_front("tl::addmm", false, input, mat1, mat2, beta, alpha, nullptr);
 }
 
 Tensor& addmm_out(Tensor& out, const Tensor& input, const Tensor& mat1, const Tensor& mat2,
                   Scalar beta, Scalar alpha) {
-  profiler::OpScope scope("tl::addmm");
-  scope.inputs({&input, &mat1, &mat2});
-  const GemmOperands g{input, mat1, mat2, "mat1", "mat2"};
-  check_common("tl::addmm", g, beta, alpha);
-  const Shape shape = addmm_shape("tl::addmm", g);
-  scope.flops(gemm_flops(mat1, shape));
-  scaled_product("tl::addmm", g, shape, beta, alpha, &out);
+  gemm_front("tl::addmm", false, input, mat1, mat2, beta, alpha, &out);
   return out;
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta,
                Scalar alpha) {
-  profiler::OpScope scope("tl::baddbmm");
-  scope.inputs({&input, &batch1, &batch2});
-  const GemmOperands g{input, batch1, batch2, "batch1", "batch2"};
-  check_common("tl::baddbmm", g, beta, alpha);
-  const Shape shape = baddbmm_shape("tl::baddbmm", g);
-  scope.flops(gemm_flops(batch1, shape));
-  return scaled_product("tl::baddbmm", g, shape, beta, alpha, nullptr);
+  return gemm_front("tl::baddbmm", true, input, batch1, batch2, beta, alpha, nullptr);
 }
 
 Tensor Tensor::outer(const Tensor& other) const { return tensorlet::outer(*this, other); }
@@ -194,14 +190,7 @@ Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar
 }
 
 Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
-  profiler::OpScope scope("tl::addmm_");
-  scope.inputs({this, &mat1, &mat2});
-  const GemmOperands g{*this, mat1, mat2, "mat1", "mat2"};
-  check_common("tl::addmm_", g, beta, alpha);
-  const Shape shape = addmm_shape("tl::addmm_", g);
-  check_self_shape("tl::addmm_", *this, shape);
-  scope.flops(gemm_flops(mat1, shape));
-  scaled_product("tl::addmm_", g, shape, beta, alpha, this);
+  gemm_front("tl::addmm_", false, *this, mat1, mat2, beta, alpha, this, true);
   return *this;
 }
 
@@ -211,14 +200,7 @@ Tensor Tensor::baddbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta,
 }
 
 Tensor& Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
-  profiler::OpScope scope("tl::baddbmm_");
-  scope.inputs({this, &batch1, &batch2});
-  const GemmOperands g{*this, batch1, batch2, "batch1", "batch2"};
-  check_common("tl::baddbmm_", g, beta, alpha);
-  const Shape shape = baddbmm_shape("tl::baddbmm_", g);
-  check_self_shape("tl::baddbmm_", *this, shape);
-  scope.flops(gemm_flops(batch1, shape));
-  scaled_product("tl::baddbmm_", g, shape, beta, alpha, this);
+  gemm_front("tl::baddbmm_", true, *this, batch1, batch2, beta, alpha, this, true);
   return *this;
 }
 
