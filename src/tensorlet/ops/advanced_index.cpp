@@ -14,6 +14,7 @@
 #include "tensorlet/core/scalar_check.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
+#include "tensorlet/ops/index_range.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/out_arg.h"
 
@@ -223,14 +224,8 @@ Plan plan_advanced(const Applied& a, const char* op) {
   std::vector<int64_t> lows(nd, 0);
   for (int64_t d : indexed) {
     const Tensor& t = a.per_dim[d];
-    if (t.numel() == 0) continue;
-    int64_t lo = 0, hi = 0;
-    backend_for(t.device()).index_bounds(t, &lo, &hi);
     const int64_t size = sliced.shape()[d];
-    if (lo < -size || hi >= size)
-      fail<IndexError>(op, "index ", lo < -size ? lo : hi, " is out of bounds for dimension ", d,
-                       " with size ", size);
-    lows[d] = lo;
+    lows[d] = check_index_range(op, t, size, d, -size);  // negative indices wrap
   }
   if (count == 0) return plan;
   // Row-major strides of sliced: no overflow, as sliced has elements whenever the result has.

@@ -4,6 +4,7 @@
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/core/broadcast.h"
+#include "tensorlet/ops/index_range.h"
 #include "tensorlet/ops/reduce.h"
 
 namespace tensorlet {
@@ -14,20 +15,6 @@ void check_same_device(const Tensor& a, const Tensor& other, const char* what, c
   if (a.device() != other.device())
     fail<DeviceError>(op, "expected ", what, " on the input's device (", a.device(), "), got ",
                       other.device());
-}
-
-// Every index value must lie in [0, size), checked before any kernel writes (a device finds both
-// bounds in one pass, so the check waits for it once).
-void check_index_range(const Tensor& index, int64_t size, int64_t dim, const char* op) {
-  if (index.numel() == 0) return;
-  int64_t lo = 0, hi = 0;
-  backend_for(index.device()).index_bounds(index, &lo, &hi);
-  if (lo < 0)
-    fail<IndexError>(op, "index ", lo, " is out of bounds for dimension ", dim, " with size ", size,
-                     " (expected indices in [0, ", size, "))");
-  if (hi >= size)
-    fail<IndexError>(op, "index ", hi, " is out of bounds for dimension ", dim, " with size ", size,
-                     " (expected indices in [0, ", size, "))");
 }
 
 }  // namespace
@@ -82,11 +69,11 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
     if (index.numel() != 1)
       fail<IndexError>("tl::index_select",
                        "index of a 0-dim input must have exactly one value, got ", index.numel());
-    check_index_range(index, 1, 0, "tl::index_select");
+    check_index_range("tl::index_select", index, 1, 0);
     return a.clone();
   }
   const int64_t size = a.shape()[dim];
-  check_index_range(index, size, dim, "tl::index_select");
+  check_index_range("tl::index_select", index, size, dim);
   Shape shape = a.shape();
   shape[dim] = index.numel();
   Tensor out = make_tensor(shape, a.dtype(), a.device());
@@ -112,7 +99,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
       fail<ShapeError>("tl::gather", "expected index size <= input size at every dim but ", dim,
                        ", got index shape ", index.shape(), " and input shape ", a.shape(),
                        " (dim ", d, ")");
-  check_index_range(index, a.dim() ? a.shape()[dim] : 1, dim, "tl::gather");
+  check_index_range("tl::gather", index, a.dim() ? a.shape()[dim] : 1, dim);
   Tensor out = make_tensor(index.shape(), a.dtype(), a.device());
   // The kernels read int64 indices; int32 ones (accepted as torch does) are widened once.
   if (out.numel() > 0)

@@ -5,6 +5,7 @@
 
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/core/tensor.h"
+#include "tensorlet/ops/index_range.h"
 #include "tensorlet/ops/out_arg.h"
 
 namespace tensorlet::scatter_detail {
@@ -16,19 +17,7 @@ inline void check_same_device(const char* op, const Tensor& self, const Tensor& 
                       other.device());
 }
 
-// Every index value in [lo_bound, size), checked before any kernel writes (a device finds both
-// bounds in one pass and one wait). Returns the smallest value (0 for an empty index).
-inline int64_t check_index_range(const char* op, const Tensor& index, int64_t size, int64_t dim,
-                                 int64_t lo_bound = 0) {
-  if (index.numel() == 0) return 0;
-  int64_t lo = 0, hi = 0;
-  backend_for(index.device()).index_bounds(index, &lo, &hi);
-  const int64_t bad = lo < lo_bound ? lo : hi >= size ? hi : lo_bound;
-  if (lo < lo_bound || hi >= size)
-    fail<IndexError>(op, "index ", bad, " is out of bounds for dimension ", dim, " with size ",
-                     size, " (expected indices in [", lo_bound, ", ", size, "))");
-  return lo;
-}
+// check_index_range: ops/index_range.h.
 
 // torch's ensure_nonempty_dim / ensure_nonempty_size: a 0-dim tensor counts as one element of 1-D.
 inline int64_t rank_of(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
