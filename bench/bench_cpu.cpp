@@ -1,13 +1,17 @@
-// CPU benchmark: DESIGN.md rows C1-C3, each against a floor measured in the same run, and issue
-// 14's O6 (softmax, cumsum, sort of 16M float32 on all threads; bench/torch_reference.py times
-// PyTorch's CPU on the same workloads and pairs the rows).
+// CPU benchmark: DESIGN.md rows C1-C3 against floors measured in the same run, and the rows whose
+// target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14): bench/torch_reference.py times
+// PyTorch on the same workloads and pairs the rows.
 #include <Eigen/Core>
+#ifdef TL_BENCH_CBLAS
+#include <cblas.h>
+#endif
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +44,59 @@ std::string cpu_model() {
 
 using tl_bench::fmt;
 using tl_bench::row;
+
+// A row whose target is against PyTorch's CPU: bench/torch_reference.py measures PyTorch on the
+// same workload and machine and prints the verdict; the ratio here is against the floor shown.
+void vs_torch_row(const char* id, const std::string& workload, const std::string& ours,
+                  const std::string& floor, double ratio, const char* target) {
+  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
+              floor.c_str(), ratio, target, "see torch_reference");
+  std::fflush(stdout);
+}
+
+// 1, 2 and all threads (each once).
+std::vector<int> thread_counts(int all) {
+  std::vector<int> counts = {1};
+  if (all >= 2) counts.push_back(2);
+  if (all > 2) counts.push_back(all);
+  return counts;
+}
+
+// The bandwidth floor of C4-C6: memcpy of 64 MiB split over all threads, buffers paged in.
+constexpr size_t kCopyBytes = size_t{64} << 20;
+std::function<void()> copy_all_threads() {
+  auto src = std::make_shared<std::vector<char>>(kCopyBytes, 1);
+  auto dst = std::make_shared<std::vector<char>>(kCopyBytes, 0);
+  return [src, dst] {
+    const int threads = tl::get_num_threads();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const size_t begin = kCopyBytes / threads * t,
+                   end = t == threads - 1 ? kCopyBytes : kCopyBytes / threads * (t + 1);
+      std::memcpy(dst->data() + begin, src->data() + begin, end - begin);
+    }
+    g_sink = g_sink + (*dst)[kCopyBytes - 1];
+  };
+}
+
+// C3's floor: the BLAS tensorlet's GEMM runs on, called directly on row-major buffers (Eigen's
+// product when the build has no BLAS), with the thread count tensorlet uses.
+#ifdef TL_BENCH_CBLAS
+constexpr const char* kRawGemm = "cblas_sgemm";
+void raw_sgemm(int64_t n, const float* a, const float* b, float* c) {
+  const auto ni = static_cast<int>(n);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, a, ni, b, ni, 0.0f, c,
+              ni);
+}
+#else
+constexpr const char* kRawGemm = "Eigen";
+void raw_sgemm(int64_t n, const float* a, const float* b, float* c) {
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const RowMajor> ma(a, n, n), mb(b, n, n);
+  Eigen::Map<RowMajor> mc(c, n, n);
+  mc.noalias() = ma * mb;
+}
+#endif
 
 }  // namespace
 
@@ -110,23 +167,84 @@ int main() {
                 t[0] * 1e3, t[1] * 1e3, 2.0 * bytes / t[1] / 1e9, t[2] * 1e3, threads);
   }
 
-  // ---- C3: large GEMM vs raw Eigen with the same thread count ----
+  // ---- C3: a 4096^2 GEMM vs the same BLAS (or, without one, Eigen) called directly ----
   {
-    constexpr int64_t n = 1024;
+    constexpr int64_t n = 4096;
     tl::Tensor a = tl::rand({n, n}), b = tl::rand({n, n});
-    Eigen::MatrixXf ea = Eigen::MatrixXf::Random(n, n), eb = Eigen::MatrixXf::Random(n, n);
-    Eigen::MatrixXf ec(n, n);
-    auto t = interleaved_medians(9, 2,
-                                 {[&] { g_sink = g_sink + tl::matmul(a, b).data<float>()[0]; },
-                                  [&] {
-                                    ec.noalias() = ea * eb;
-                                    g_sink = g_sink + ec(0, 0);
-                                  }});
+    std::vector<float> ra(n * n), rb(n * n), rc(n * n);
+    std::memcpy(ra.data(), a.data<float>(), ra.size() * sizeof(float));
+    std::memcpy(rb.data(), b.data<float>(), rb.size() * sizeof(float));
+    auto raw = [&] {
+      raw_sgemm(n, ra.data(), rb.data(), rc.data());
+      g_sink = g_sink + rc[0];
+    };
+    auto t = interleaved_medians(
+        5, 1, {[&] { g_sink = g_sink + tl::matmul(a, b).data<float>()[0]; }, raw});
     const double flop = 2.0 * n * n * n;
     const double ratio = t[1] / t[0];
-    row("C3", "1024^2 float32 matmul", fmt("%.1f GFLOP/s", flop / t[0] / 1e9),
-        fmt("Eigen MatrixXf %.1f GFLOP/s", flop / t[1] / 1e9), ratio, ">= 0.95x", ratio >= 0.95);
+    row("C3", "4096^2 float32 matmul", fmt("%.1f GFLOP/s", flop / t[0] / 1e9),
+        std::string(kRawGemm) + fmt(" %.1f GFLOP/s", flop / t[1] / 1e9), ratio, ">= 0.9x",
+        ratio >= 0.9);
   }
+
+  // ---- C4: row and column sums of [4096, 4096] float32 (PyTorch: torch_reference) ----
+  {
+    tl::Tensor m = tl::rand({4096, 4096});
+    const double bytes = 4096.0 * 4096 * sizeof(float);
+    auto t = interleaved_medians(
+        9, 2,
+        {copy_all_threads(), [&] { g_sink = g_sink + tl::sum(m, {1}).data<float>()[0]; },
+         [&] { g_sink = g_sink + tl::sum(m, {0}).data<float>()[0]; }});
+    const std::string floor = fmt("memcpy 64 MiB %.1f GB/s", 2 * kCopyBytes / t[0] / 1e9);
+    vs_torch_row("C4", "row sums of [4096, 4096] float32", fmt("%.1f GB/s", bytes / t[1] / 1e9),
+                 floor, t[0] / t[1], ">=0.9x torch");
+    vs_torch_row("C4", "column sums of [4096, 4096] float32", fmt("%.1f GB/s", bytes / t[2] / 1e9),
+                 floor, t[0] / t[2], ">=0.9x torch");
+  }
+
+  // ---- C5: exp, tanh, sigmoid of 16M float32 into a fresh output (PyTorch: torch_reference) ----
+  {
+    constexpr int64_t n = 16 << 20;
+    tl::Tensor v = tl::randn({n});
+    const double bytes = 2.0 * n * sizeof(float);  // one read, one write
+    auto t = interleaved_medians(
+        7, 2,
+        {copy_all_threads(), [&] { g_sink = g_sink + tl::exp(v).data<float>()[0]; },
+         [&] { g_sink = g_sink + tl::tanh(v).data<float>()[0]; },
+         [&] { g_sink = g_sink + tl::sigmoid(v).data<float>()[0]; }});
+    const std::string floor = fmt("memcpy 64 MiB %.1f GB/s", 2 * kCopyBytes / t[0] / 1e9);
+    const char* names[] = {"exp of 16M float32", "tanh of 16M float32", "sigmoid of 16M float32"};
+    for (int i = 0; i < 3; ++i)
+      vs_torch_row("C5", names[i], fmt("%.1f GB/s", bytes / t[i + 1] / 1e9), floor, t[0] / t[i + 1],
+                   ">=1.0x torch");
+  }
+
+  // ---- C6: small ops per op on 1, 2 and all threads (PyTorch: torch_reference) ----
+  {
+    tl::Tensor col = tl::rand({512, 1}), line = tl::rand({1, 512});
+    tl::Tensor a = tl::rand({3, 3}), b = tl::rand({3, 3});
+    constexpr int kBroadcastCalls = 2000, kTinyCalls = 100000;
+    for (const int k : thread_counts(threads)) {
+      tl::set_num_threads(k);
+      auto t = interleaved_medians(
+          7, 2,
+          {[&] {
+             for (int i = 0; i < kBroadcastCalls; ++i)
+               g_sink = g_sink + static_cast<double>(tl::add(col, line).numel());
+           },
+           [&] {
+             for (int i = 0; i < kTinyCalls; ++i)
+               g_sink = g_sink + static_cast<double>(tl::add(a, b).numel());
+           }});
+      const double bcast_us = t[0] / kBroadcastCalls * 1e6, tiny_us = t[1] / kTinyCalls * 1e6;
+      vs_torch_row("C6", fmt("[512,1] + [1,512] add, %.0f thr", k), fmt("%.3f us", bcast_us),
+                   "PyTorch (torch_reference)", 1.0, "<=1.0x torch");
+      vs_torch_row("C6", fmt("3x3 add, %.0f thr", k), fmt("%.3f us", tiny_us),
+                   "PyTorch (torch_reference)", 1.0, "<=1.0x torch");
+    }
+    tl::set_num_threads(threads);
+  }
+
   // ---- O6: softmax, cumsum and sort of 16M float32 on all threads (PyTorch: torch_reference) ----
   {
     constexpr int64_t n = 16 << 20;
@@ -157,6 +275,8 @@ int main() {
   }
   std::printf(
       "\nratio: C1 = time / allocation floor (for reference; the target is absolute),\n"
-      "       C2 = add GB/s / memcpy GB/s, C3 = tensorlet GFLOP/s / Eigen GFLOP/s\n");
+      "       C2 = add GB/s / memcpy GB/s, C3 = tensorlet GFLOP/s / direct BLAS GFLOP/s,\n"
+      "       C4, C5 = time of the memcpy floor / time of the op (for reference; the target is\n"
+      "       PyTorch), C6: the target is PyTorch's time per op\n");
   return 0;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G6, H1-H3, TF32, O1-O5) and
-bench_cpu (O6, PyTorch's CPU on all cores).
+bench_cpu (C3-C6 and O6, PyTorch's CPU; on a machine without CUDA only these CPU rows).
 
-usage: python3 bench/torch_reference.py [--ours bench_cuda.log]
+usage: python3 bench/torch_reference.py [--ours bench_cuda.log] [--ours bench_cpu.log] [--cpu-only]
 
 Prints PyTorch's figure for each row, timed the way bench_cuda times tensorlet (medians of
 interleaved repetitions after warm-up, TF32 off except in row TF32). With --ours, also reads bench_cuda's output and
@@ -285,6 +285,58 @@ def cpu_ops():
         torch.set_num_threads(threads)
 
 
+def cpu_threads():
+    """1, 2 and all threads, as bench_cpu's C6 (all: what tensorlet's OpenMP uses by default)."""
+    import os
+    all_threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count()))
+    return [1] + ([2] if all_threads >= 2 else []) + ([all_threads] if all_threads > 2 else [])
+
+
+def cpu_rows():
+    """C3-C6: PyTorch's CPU on the workloads of bench_cpu's rows, on all threads (C6: 1, 2, all)."""
+    threads = torch.get_num_threads()
+    all_threads = cpu_threads()[-1]
+    torch.set_num_threads(all_threads)
+    blas = [line.strip() for line in torch.__config__.show().splitlines() if "BLAS_INFO" in line]
+    print(f"PyTorch CPU rows: {all_threads} threads; {blas[0] if blas else 'BLAS unknown'}")
+
+    def wall(op, calls=1):
+        def run():
+            start = time.perf_counter()
+            for _ in range(calls):
+                op()
+            return time.perf_counter() - start
+        return run
+    try:
+        n = 4096
+        a, b = torch.rand(n, n), torch.rand(n, n)
+        (t,) = medians([wall(lambda: torch.matmul(a, b))], reps=5, warmup=1)
+        row("C3", "4096^2 float32 matmul", 2.0 * n ** 3 / t / 1e9, "GFLOP/s")
+        del a, b
+        m = torch.rand(4096, 4096)
+        t = medians([wall(lambda: m.sum(1)), wall(lambda: m.sum(0))], reps=9)
+        row("C4", "row sums of [4096, 4096] float32", 4.0 * m.numel() / t[0] / 1e9, "GB/s")
+        row("C4", "column sums of [4096, 4096] float32", 4.0 * m.numel() / t[1] / 1e9, "GB/s")
+        del m
+        v = torch.randn(16 << 20)
+        t = medians([wall(lambda: torch.exp(v)), wall(lambda: torch.tanh(v)),
+                     wall(lambda: torch.sigmoid(v))])
+        for name, s in zip(("exp", "tanh", "sigmoid"), t):
+            row("C5", f"{name} of 16M float32", 8.0 * v.numel() / s / 1e9, "GB/s")
+        del v
+        col, line = torch.rand(512, 1), torch.rand(1, 512)
+        x, y = torch.rand(3, 3), torch.rand(3, 3)
+        bcast_calls, tiny_calls = 2000, 100000
+        for k in cpu_threads():
+            torch.set_num_threads(k)
+            t = medians([wall(lambda: torch.add(col, line), bcast_calls),
+                         wall(lambda: torch.add(x, y), tiny_calls)])
+            row("C6", f"[512,1] + [1,512] add, {k} thr", t[0] / bcast_calls * 1e6, "us")
+            row("C6", f"3x3 add, {k} thr", t[1] / tiny_calls * 1e6, "us")
+    finally:
+        torch.set_num_threads(threads)
+
+
 def scatter():
     iters = 5
     n, bins = 16 << 20, 1 << 20
@@ -317,7 +369,7 @@ def read_ours(paths):
 def ours_of(path, ours, seen):
     """Adds one log's rows to ours."""
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
-    pattern = re.compile(r"^(G\d|H\d|O\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|TFLOP/s)\s")
+    pattern = re.compile(r"^(G\d|H\d|O\d|C\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|GFLOP/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = pattern.match(line)
@@ -329,11 +381,16 @@ def ours_of(path, ours, seen):
             ours[(gid, k)] = (float(m.group(2)), m.group(3))
 
 
+# Rows whose target is a speed ratio against PyTorch (> 1: tensorlet faster); the others are
+# judged against their floors in bench_cuda / bench_cpu.
+TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "O6": 0.8}
+
+
 def compare(paths):
     ours = read_ours(paths)
     print(f"\ntensorlet (from {', '.join(paths)}) vs PyTorch {torch.__version__}; "
           "speed ratio > 1: tensorlet is faster")
-    print(f"{'id':<3} {'workload':<36} {'tensorlet':>12} {'PyTorch':>12} {'unit':<8} ratio")
+    print(f"{'id':<3} {'workload':<36} {'tensorlet':>12} {'PyTorch':>12} {'unit':<8} ratio  target")
     seen = {}
     for gid, workload, value, unit in ROWS:
         k = seen.get(gid, 0)
@@ -344,7 +401,9 @@ def compare(paths):
             continue
         # Times: PyTorch's over ours; throughputs: ours over PyTorch's.
         ratio = value / mine[0] if unit in ("us", "ms") else mine[0] / value
-        print(f"{gid:<3} {workload:<36} {mine[0]:12.3f} {value:12.3f} {unit:<8} {ratio:.2f}")
+        target = TARGETS.get(gid)
+        verdict = f"  >= {target:.2f} {'yes' if ratio >= target else 'NO'}" if target else ""
+        print(f"{gid:<3} {workload:<36} {mine[0]:12.3f} {value:12.3f} {unit:<8} {ratio:.2f}{verdict}")
 
 
 def main():
@@ -352,9 +411,15 @@ def main():
     parser.add_argument("--ours", action="append",
                         help="bench_cuda's or bench_cpu's output (repeatable), to print "
                         "tensorlet/PyTorch ratios")
+    parser.add_argument("--cpu-only", action="store_true",
+                        help="only the CPU rows (C3-C6), also what runs without a CUDA device")
     args = parser.parse_args()
-    if not torch.cuda.is_available():
-        print("torch_reference: PyTorch sees no CUDA device; nothing to measure")
+    if args.cpu_only or not torch.cuda.is_available():
+        print(f"PyTorch {torch.__version__} CPU; medians of {REPS} after {WARMUP} warm-up rounds "
+              "(no CUDA rows: " + ("--cpu-only)" if args.cpu_only else "PyTorch sees no CUDA device)"))
+        cpu_rows()
+        if args.ours:
+            compare(args.ours)
         return 0
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -373,6 +438,7 @@ def main():
     cumsum()
     cpu_ops()
     scatter()
+    cpu_rows()
     if args.ours:
         compare(args.ours)
     return 0
