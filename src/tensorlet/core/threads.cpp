@@ -1,14 +1,48 @@
-// set_num_threads: one knob for OpenMP loops and Eigen's GEMM threads.
+// set_num_threads: one knob for OpenMP loops, Eigen's GEMM threads and the BLAS's; cpu_blas says
+// which BLAS the build runs on (meson's blas option; TL_WITH_BLAS and the vendor's macro).
 #include "tensorlet/core/threads.h"
 
 #include <Eigen/Core>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if TL_BLAS_OPENBLAS
+#include <cblas.h>
+#elif TL_BLAS_BLIS
+#include <blis.h>
+#endif
 
 #include "tensorlet/core/error.h"
 
 namespace tensorlet {
+namespace {
+
+int openmp_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+// An OpenMP build of the BLAS runs on our pool and follows omp_set_num_threads by itself; a
+// pthread build keeps a pool of its own, which must be told (else it keeps its start-up count).
+void set_blas_threads([[maybe_unused]] int n) {
+#if TL_BLAS_OPENBLAS
+  openblas_set_num_threads(n);
+#elif TL_BLAS_BLIS
+  bli_thread_set_num_threads(n);
+#endif
+}
+
+// At load the BLAS takes OpenMP's count (OMP_NUM_THREADS when set), as set_num_threads would:
+// OpenBLAS's pthread build would otherwise read OPENBLAS_NUM_THREADS or count the cores.
+[[maybe_unused]] const bool kBlasThreadsSynced = [] {
+  set_blas_threads(openmp_threads());
+  return true;
+}();
+
+}  // namespace
 
 void set_num_threads(int n) {
   if (n < 1) fail<Error>("tl::set_num_threads", "expected a positive thread count, got ", n);
@@ -16,13 +50,28 @@ void set_num_threads(int n) {
   omp_set_num_threads(n);
 #endif
   Eigen::setNbThreads(n);
+  set_blas_threads(n);
 }
 
-int get_num_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
+int get_num_threads() { return openmp_threads(); }
+
+std::string cpu_blas() {
+#if TL_BLAS_OPENBLAS
+  // The library loaded at run time, not the headers': "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen ..."
+  std::string config = openblas_get_config();
+  std::string version = config.substr(0, config.find(' ', 9));  // "OpenBLAS 0.3.21"
+  version = version.size() > 9 ? version.substr(9) : "?";
+  const int parallel = openblas_get_parallel();
+  const char* threading = parallel == 2 ? "openmp" : parallel == 1 ? "pthread" : "sequential";
+  return "openblas " + version + " (" + threading + ", " + openblas_get_corename() + ")";
+#elif TL_BLAS_BLIS
+  const char* threading = bli_info_get_enable_openmp()     ? "openmp"
+                          : bli_info_get_enable_pthreads() ? "pthread"
+                                                           : "sequential";
+  return std::string("blis ") + bli_info_get_version_str() + " (" + threading + ", " +
+         bli_arch_string(bli_arch_query_id()) + ")";
 #else
-  return 1;
+  return "eigen";
 #endif
 }
 

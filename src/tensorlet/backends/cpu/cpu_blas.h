@@ -1,0 +1,88 @@
+// The optimized BLAS's GEMM (OpenBLAS or BLIS through CBLAS, when meson found one) and the
+// TL_CPU_GEMM switch between it and Eigen's. Internal to the CPU backend.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#if TL_WITH_BLAS
+#include <cblas.h>
+#endif
+
+namespace tensorlet::cpu {
+
+#if TL_WITH_BLAS
+inline constexpr bool kHaveBlas = true;
+#else
+inline constexpr bool kHaveBlas = false;
+#endif
+
+// The element types the BLAS multiplies.
+template <typename T>
+inline constexpr bool kBlasType = kHaveBlas &&
+                                  (std::is_same_v<T, float> || std::is_same_v<T, double>);
+
+// Which GEMM float32/float64 products run on. TL_CPU_GEMM=eigen: Eigen's, as in a build without
+// a BLAS (so one binary can time both); TL_CPU_GEMM=blas: the BLAS for every product, tiny and
+// batched ones too, one matrix at a time (tests and the fuzzer reach the BLAS with small shapes
+// this way); unset or anything else: by size (cpu_matmul.cpp).
+enum class GemmChoice { BySize, Eigen, Blas };
+
+inline GemmChoice gemm_choice() {
+  static const GemmChoice choice = [] {
+    const char* v = std::getenv("TL_CPU_GEMM");
+    if (v != nullptr && std::strcmp(v, "eigen") == 0) return GemmChoice::Eigen;
+    if (v != nullptr && std::strcmp(v, "blas") == 0) return GemmChoice::Blas;
+    return GemmChoice::BySize;
+  }();
+  return choice;
+}
+
+// Whether a BLAS call from inside an OpenMP region runs on the calling thread alone: OpenBLAS's
+// OpenMP build does (it shares our pool and checks omp_in_parallel), so a batch of small products
+// split over our threads may call it; a pthread build would wake its own pool from each thread.
+inline bool blas_single_in_parallel() {
+#if TL_BLAS_OPENBLAS
+  static const bool single = openblas_get_parallel() == 2;
+  return single;
+#else
+  return false;
+#endif
+}
+
+// CBLAS takes int sizes (LP64 builds): larger ones stay on Eigen.
+inline bool fits_blas_int(int64_t v) { return v <= INT_MAX; }
+
+// One operand as CBLAS reads it: row-major with leading dimension ld, or the transpose of one.
+template <typename T>
+struct BlasOperand {
+  const T* ptr;
+  bool trans;
+  int64_t ld;
+};
+
+// c (row-major m x n, leading dimension n) = alpha * op(a) @ op(b) + beta * c; c is not read
+// when beta is 0 (CBLAS's rule). The caller has checked every size with fits_blas_int.
+template <typename T>
+void blas_gemm([[maybe_unused]] int64_t m, [[maybe_unused]] int64_t n, [[maybe_unused]] int64_t k,
+               [[maybe_unused]] T alpha, [[maybe_unused]] const BlasOperand<T>& a,
+               [[maybe_unused]] const BlasOperand<T>& b, [[maybe_unused]] T beta,
+               [[maybe_unused]] T* c) {
+#if TL_WITH_BLAS
+  static_assert(kBlasType<T>);
+  const auto op = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld);
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
+                beta, c, in);
+  else
+    cblas_dgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
+                beta, c, in);
+#endif
+}
+
+}  // namespace tensorlet::cpu
