@@ -66,39 +66,44 @@ TL_SIMD_SCALAR(atan)
 // ---- exact operations: plain loops the compiler vectorizes for the target ----------------------
 // (-fno-math-errno lets sqrt become the instruction; ivdep: `out` is an input itself or apart
 // from both, so no run-time overlap test is needed.)
+#if defined(__clang__)
+#define TL_SIMD_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define TL_SIMD_IVDEP _Pragma("GCC ivdep")
+#endif
 
 template <typename T>
 void sqrt_k(const T* in, T* out, int64_t n) {
-#pragma GCC ivdep
+  TL_SIMD_IVDEP
   for (int64_t i = 0; i < n; ++i)
     out[i] = sizeof(T) == 4 ? __builtin_sqrtf(in[i]) : __builtin_sqrt(in[i]);
 }
 template <typename T>
 void rsqrt_k(const T* in, T* out, int64_t n) {
-#pragma GCC ivdep
+  TL_SIMD_IVDEP
   for (int64_t i = 0; i < n; ++i)
     out[i] = T(1) / (sizeof(T) == 4 ? __builtin_sqrtf(in[i]) : __builtin_sqrt(in[i]));
 }
 template <typename T>
 void reciprocal_k(const T* in, T* out, int64_t n) {
-#pragma GCC ivdep
+  TL_SIMD_IVDEP
   for (int64_t i = 0; i < n; ++i) out[i] = T(1) / in[i];
 }
 
-#define TL_SIMD_BINARY(name, op)                                                \
-  template <typename T>                                                         \
-  void name##_aa(const T* a, const T* b, T* out, int64_t n) {                   \
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; ++i) out[i] = a[i] op b[i]; \
-  }                                                                             \
-  template <typename T>                                                         \
-  void name##_as(const T* a, const T* b, T* out, int64_t n) {                   \
-    const T s = *b;                                                             \
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; ++i) out[i] = a[i] op s;    \
-  }                                                                             \
-  template <typename T>                                                         \
-  void name##_sa(const T* a, const T* b, T* out, int64_t n) {                   \
-    const T s = *a;                                                             \
-    _Pragma("GCC ivdep") for (int64_t i = 0; i < n; ++i) out[i] = s op b[i];    \
+#define TL_SIMD_BINARY(name, op)                                         \
+  template <typename T>                                                  \
+  void name##_aa(const T* a, const T* b, T* out, int64_t n) {            \
+    TL_SIMD_IVDEP for (int64_t i = 0; i < n; ++i) out[i] = a[i] op b[i]; \
+  }                                                                      \
+  template <typename T>                                                  \
+  void name##_as(const T* a, const T* b, T* out, int64_t n) {            \
+    const T s = *b;                                                      \
+    TL_SIMD_IVDEP for (int64_t i = 0; i < n; ++i) out[i] = a[i] op s;    \
+  }                                                                      \
+  template <typename T>                                                  \
+  void name##_sa(const T* a, const T* b, T* out, int64_t n) {            \
+    const T s = *a;                                                      \
+    TL_SIMD_IVDEP for (int64_t i = 0; i < n; ++i) out[i] = s op b[i];    \
   }
 TL_SIMD_BINARY(add, +)
 TL_SIMD_BINARY(sub, -)
@@ -307,55 +312,62 @@ void map_scalar(const T* in, T* out, int64_t n) {
 
 // The table: the math functions (SLEEF or the C library) and the exact loops, at their
 // SimdUnary / SimdBinary index; constant-initialized, so it is ready before any constructor runs.
-#define TL_SIMD_MATH_FNS(X)                                                                        \
-  X(exp)                                                                                           \
-  X(log) X(tanh) X(sigmoid) X(sin) X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) \
+#define TL_SIMD_MATH_FNS(X)                                                                 \
+  X(exp)                                                                                    \
+  X(log)                                                                                    \
+  X(tanh) X(sigmoid) X(sin) X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) \
       X(sinh) X(cosh) X(asin) X(acos) X(atan)
+#define TL_SIMD_EXACT_FNS(X) X(sqrt) X(rsqrt) X(reciprocal)
 #define TL_SIMD_STRINGIZE(x) #x
 #define TL_SIMD_NAME(x) TL_SIMD_STRINGIZE(x)
 
-constexpr SimdKernels make_table() {
-  SimdKernels t{};
+// The table and whether every SimdUnary entry got a kernel (flags, not a comparison of function
+// pointers, which is no constant expression under GCC's sanitizers).
+struct Built {
+  SimdKernels table;
+  bool complete;
+};
+
+constexpr Built build() {
+  Built b{};
+  SimdKernels& t = b.table;
+  bool filled[kSimdUnaryCount] = {};
   t.name = TL_SIMD_NAME(TL_SIMD_TARGET);
   t.vector_math = TL_SIMD_VECTOR_MATH != 0;
 #define TL_SIMD_SET_MATH(fn)                                           \
   t.unary_f32[static_cast<int>(SimdUnary::fn)] = TL_SIMD_MATH_F32(fn); \
-  t.unary_f64[static_cast<int>(SimdUnary::fn)] = TL_SIMD_MATH_F64(fn);
+  t.unary_f64[static_cast<int>(SimdUnary::fn)] = TL_SIMD_MATH_F64(fn); \
+  filled[static_cast<int>(SimdUnary::fn)] = true;
   TL_SIMD_MATH_FNS(TL_SIMD_SET_MATH)
 #undef TL_SIMD_SET_MATH
-#define TL_SIMD_SET_EXACT(fn)                                    \
-  t.unary_f32[static_cast<int>(SimdUnary::fn)] = &fn##_k<float>; \
-  t.unary_f64[static_cast<int>(SimdUnary::fn)] = &fn##_k<double>;
-  TL_SIMD_SET_EXACT(sqrt)
-  TL_SIMD_SET_EXACT(rsqrt)
-  TL_SIMD_SET_EXACT(reciprocal)
+#define TL_SIMD_SET_EXACT(fn)                                     \
+  t.unary_f32[static_cast<int>(SimdUnary::fn)] = &fn##_k<float>;  \
+  t.unary_f64[static_cast<int>(SimdUnary::fn)] = &fn##_k<double>; \
+  filled[static_cast<int>(SimdUnary::fn)] = true;
+  TL_SIMD_EXACT_FNS(TL_SIMD_SET_EXACT)
 #undef TL_SIMD_SET_EXACT
-#define TL_SIMD_SET_BINARY(fn, Fn)                                      \
-  t.binary_f32[static_cast<int>(SimdBinary::fn)][0] = &fn##_aa<float>;  \
-  t.binary_f32[static_cast<int>(SimdBinary::fn)][1] = &fn##_as<float>;  \
-  t.binary_f32[static_cast<int>(SimdBinary::fn)][2] = &fn##_sa<float>;  \
-  t.binary_f64[static_cast<int>(SimdBinary::fn)][0] = &fn##_aa<double>; \
-  t.binary_f64[static_cast<int>(SimdBinary::fn)][1] = &fn##_as<double>; \
-  t.binary_f64[static_cast<int>(SimdBinary::fn)][2] = &fn##_sa<double>;
+  constexpr int kAA = static_cast<int>(SimdLayout::ArrayArray);
+  constexpr int kAS = static_cast<int>(SimdLayout::ArrayScalar);
+  constexpr int kSA = static_cast<int>(SimdLayout::ScalarArray);
+#define TL_SIMD_SET_BINARY(fn, Fn)                                        \
+  t.binary_f32[static_cast<int>(SimdBinary::fn)][kAA] = &fn##_aa<float>;  \
+  t.binary_f32[static_cast<int>(SimdBinary::fn)][kAS] = &fn##_as<float>;  \
+  t.binary_f32[static_cast<int>(SimdBinary::fn)][kSA] = &fn##_sa<float>;  \
+  t.binary_f64[static_cast<int>(SimdBinary::fn)][kAA] = &fn##_aa<double>; \
+  t.binary_f64[static_cast<int>(SimdBinary::fn)][kAS] = &fn##_as<double>; \
+  t.binary_f64[static_cast<int>(SimdBinary::fn)][kSA] = &fn##_sa<double>;
   TL_SIMD_BINARY_OPS(TL_SIMD_SET_BINARY)
 #undef TL_SIMD_SET_BINARY
-  return t;
+  b.complete = true;
+  for (bool f : filled) b.complete = b.complete && f;
+  return b;
 }
 
-constexpr bool complete(const SimdKernels& t) {
-  for (int i = 0; i < kSimdUnaryCount; ++i)
-    if (t.unary_f32[i] == nullptr || t.unary_f64[i] == nullptr) return false;
-  for (int i = 0; i < kSimdBinaryCount; ++i)
-    for (int j = 0; j < kSimdLayoutCount; ++j)
-      if (t.binary_f32[i][j] == nullptr || t.binary_f64[i][j] == nullptr) return false;
-  return true;
-}
-
-constexpr SimdKernels kTable = make_table();
-static_assert(complete(kTable), "a function of TL_SIMD_UNARY_OPS has no kernel");
+constexpr Built kBuilt = build();
+static_assert(kBuilt.complete, "a function of TL_SIMD_UNARY_OPS has no kernel here");
 
 }  // namespace
 
-const SimdKernels& kernels() { return kTable; }
+const SimdKernels& kernels() { return kBuilt.table; }
 
 }  // namespace tensorlet::cpu::simd::TL_SIMD_TARGET
