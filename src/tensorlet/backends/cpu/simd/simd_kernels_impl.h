@@ -226,9 +226,13 @@ struct F64 {
 // SLEEF's result r of x, with the lanes outside [tiny, hi] (in |x|) taken from the C function:
 // there SLEEF's u10 functions are more than 1 ulp off (they overflow early, or lose the last
 // bits of a denormal result), so those elements get exactly what the scalar kernel gives.
+// Always inlined, so that a function without limits (hi infinite, tiny 0: constants here) costs
+// no comparison at all.
 template <class L>
-typename L::V patch(typename L::V x, typename L::V r, typename L::T hi, typename L::T tiny,
-                    typename L::T (*scalar)(typename L::T)) {
+__attribute__((always_inline)) inline typename L::V patch(typename L::V x, typename L::V r,
+                                                          typename L::T hi, typename L::T tiny,
+                                                          typename L::T (*scalar)(typename L::T)) {
+  if (hi == __builtin_inf() && tiny == 0) return r;
   const unsigned lanes = L::outside(x, hi, tiny);
   if (__builtin_expect(lanes == 0, 1)) return r;
   typename L::T xs[L::kWidth], rs[L::kWidth];
@@ -315,8 +319,9 @@ void map_scalar(const T* in, T* out, int64_t n) {
 #define TL_SIMD_MATH_FNS(X)                                                                 \
   X(exp)                                                                                    \
   X(log)                                                                                    \
-  X(tanh) X(sigmoid) X(sin) X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) \
-      X(sinh) X(cosh) X(asin) X(acos) X(atan)
+  X(tanh)                                                                                   \
+  X(sigmoid) X(sin) X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) X(sinh) \
+      X(cosh) X(asin) X(acos) X(atan)
 #define TL_SIMD_EXACT_FNS(X) X(sqrt) X(rsqrt) X(reciprocal)
 #define TL_SIMD_STRINGIZE(x) #x
 #define TL_SIMD_NAME(x) TL_SIMD_STRINGIZE(x)
