@@ -8,6 +8,7 @@
 #include "tensorlet/parallel/scatter_gather.h"
 #include "tensorlet/profiler/profile.h"
 #include "tensorlet/benchmark/timer.h"
+#include "tensorlet/core/cpu_info.h"
 #include "tensorlet/core/device.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/dtype.h"

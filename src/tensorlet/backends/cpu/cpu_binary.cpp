@@ -1,9 +1,11 @@
 // CPU binary elementwise kernels, one per op of the list in backends/math/binary_ops.h and dtype
-// it supports (flat and scalar-operand runs that vectorize, strided runs otherwise), and where.
+// it supports (flat and scalar-operand runs that vectorize, strided runs otherwise; float and
+// double arithmetic through the SIMD leaves of the CPU's target), and where.
 #include <cstring>
 #include <type_traits>
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
+#include "tensorlet/backends/cpu/simd/cpu_capability.h"
 #include "tensorlet/backends/cpu/strided_loop.h"
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/core/convert.h"
@@ -95,6 +97,49 @@ void binary_kernel(const Operands<3>& ops, F f, int64_t grain) {
       grain);
 }
 
+// The SIMD table's slot of an arithmetic functor (simd/simd_kernels.h lists them), -1 for others.
+template <typename Fn>
+constexpr int kSimdSlot = -1;
+#define TL_SIMD_SLOT(name, Fn) \
+  template <>                  \
+  constexpr int kSimdSlot<math::Fn> = static_cast<int>(simd::SimdBinary::name);
+TL_SIMD_BINARY_OPS(TL_SIMD_SLOT)
+#undef TL_SIMD_SLOT
+
+// float/double add, sub, mul, div: runs of the three flat layouts call the SIMD leaf of the
+// CPU's target (the same correctly rounded operation, in its widest vectors); other runs walk
+// byte strides with the functor.
+template <typename T, typename Fn>
+void simd_binary_kernel(const Operands<3>& ops, int slot, int64_t grain) {
+  const simd::SimdKernels& table = simd::kernels();
+  const auto& leaves = [&]() -> const auto& {
+    if constexpr (std::is_same_v<T, float>)
+      return table.binary_f32[slot];
+    else
+      return table.binary_f64[slot];
+  }
+  ();
+  for_each_run<3>(
+      ops, {sizeof(T), sizeof(T), sizeof(T)},
+      [&leaves](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
+        T* out = reinterpret_cast<T*>(p[0]);
+        const T* a = reinterpret_cast<const T*>(p[1]);
+        const T* b = reinterpret_cast<const T*>(p[2]);
+        constexpr int64_t st = sizeof(T);
+        using simd::SimdLayout;
+        if (s[0] == st && s[1] == st && s[2] == st)
+          return leaves[static_cast<int>(SimdLayout::ArrayArray)](a, b, out, n);
+        if (s[0] == st && s[1] == st && s[2] == 0)
+          return leaves[static_cast<int>(SimdLayout::ArrayScalar)](a, b, out, n);
+        if (s[0] == st && s[1] == 0 && s[2] == st)
+          return leaves[static_cast<int>(SimdLayout::ScalarArray)](a, b, out, n);
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<T*>(p[0] + i * s[0]) =
+              Fn{}(load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]));
+      },
+      grain);
+}
+
 // x ** 2 is common enough (squared errors, norms) to skip pow's general path; x * x is the
 // same correctly rounded value (integers square in Wide<T>, wrapping as int_pow does).
 template <typename T>
@@ -172,6 +217,8 @@ void binary_op(const ElementwiseArg& a, const ElementwiseArg& b, const Tensor& o
         return reduced_float_scalar_kernel<T, rule_out_t<Rule, T>, Fn>(a, b, out, grain);
     if constexpr (std::is_same_v<Fn, math::PowFn>)
       pow_kernel<T>(ops, grain);
+    else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>)&&kSimdSlot<Fn> >= 0)
+      simd_binary_kernel<T, Fn>(ops, kSimdSlot<Fn>, grain);
     else
       binary_kernel<T, rule_out_t<Rule, T>>(ops, InComputeType<rule_out_t<Rule, T>, Fn>{}, grain);
   };
