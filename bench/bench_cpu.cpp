@@ -2,7 +2,7 @@
 // target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14): bench/torch_reference.py times
 // PyTorch on the same workloads and pairs the rows.
 #include <Eigen/Core>
-#ifdef TL_BENCH_CBLAS
+#ifdef TL_WITH_BLAS
 #include <cblas.h>
 #endif
 #include <algorithm>
@@ -81,7 +81,7 @@ std::function<void()> copy_all_threads() {
 
 // C3's floor: the BLAS tensorlet's GEMM runs on, called directly on row-major buffers (Eigen's
 // product when the build has no BLAS), with the thread count tensorlet uses.
-#ifdef TL_BENCH_CBLAS
+#ifdef TL_WITH_BLAS
 constexpr const char* kRawGemm = "cblas_sgemm";
 void raw_sgemm(int64_t n, const float* a, const float* b, float* c) {
   const auto ni = static_cast<int>(n);
@@ -104,6 +104,7 @@ int main() {
   const int threads = tl::get_num_threads();
   std::printf("tensorlet CPU benchmark: %d threads (Eigen %d), %s\n", threads, Eigen::nbThreads(),
               cpu_model().c_str());
+  std::printf("kernels for %s, GEMM on %s\n", tl::cpu_capability().c_str(), tl::cpu_blas().c_str());
   std::printf("medians of interleaved repetitions after warm-up (steady_clock)\n\n");
   std::printf("%-3s %-30s %-14s %-30s %6s  %-10s %s\n", "id", "workload", "measured",
               "floor (same run)", "ratio", "target", "met");
