@@ -33,7 +33,7 @@ constexpr int64_t kTaskWork = 131072;
 // At most this many slices of one tile (the pairwise fold of a tile's partials is on the stack).
 constexpr int64_t kMaxSlices = 256;
 // Outputs per tile of the outer shape: their accumulators stay in L1 while rows stream past.
-constexpr int64_t kOuterTile = 2048;
+constexpr int64_t kOuterTile = 1024;
 // Rows the outer shape folds per pass over a tile's accumulators.
 constexpr int64_t kRowBlock = 8;
 // Reductions this short are done by row accumulation too: per-output loops would be all overhead.

@@ -17,6 +17,9 @@ namespace tensorlet::cpu {
 // at::internal::GRAIN_SIZE). Loops whose elements cost more than a copy (libm calls, searches,
 // whole rows) pass a smaller grain, counted in their own units.
 inline constexpr int64_t kGrainSize = 32768;
+// Loops under this many grains are small (run_chunks): tens of µs alone, so they take the pool
+// only while its workers have been starting promptly.
+inline constexpr int64_t kSmallLoopGrains = 16;
 
 // The thread count parallel loops use: OpenMP's, which tl::set_num_threads and OMP_NUM_THREADS
 // set. Asked only once a loop is above its grain, so small ops never call into OpenMP.
@@ -57,11 +60,14 @@ void parallel_for(int64_t n, int64_t grain, const F& f, int64_t align = 1) {
     return;
   }
   if (align < 1 || n / align < chunks) align = 1;
-  run_chunks(chunks, threads, [&](int64_t c) {
-    const int64_t begin = n * c / chunks / align * align;
-    const int64_t end = c + 1 == chunks ? n : n * (c + 1) / chunks / align * align;
-    if (begin < end) f(begin, end);
-  });
+  run_chunks(
+      chunks, threads,
+      [&](int64_t c) {
+        const int64_t begin = n * c / chunks / align * align;
+        const int64_t end = c + 1 == chunks ? n : n * (c + 1) / chunks / align * align;
+        if (begin < end) f(begin, end);
+      },
+      n < kSmallLoopGrains * grain);
 }
 
 }  // namespace tensorlet::cpu

@@ -34,6 +34,17 @@ namespace {
 constexpr auto kWorkerSpin = std::chrono::microseconds(50);
 // How long a caller polls for chunks that workers are still running before sleeping.
 constexpr auto kCallerSpin = std::chrono::microseconds(20);
+// Small loops' admission (run_chunks' `small`): a loop counts as slow when it took longer than
+// its caller alone would have (chunks x the caller's mean chunk time, with this much slack for
+// waking workers), and small loops stay on their caller while most recent loops were slow; one
+// goes to the pool every kProbeInterval to notice when workers run promptly again.
+constexpr int kSlowSlackPercent = 25;
+constexpr auto kSlowSlack = std::chrono::microseconds(2);
+constexpr auto kProbeInterval = std::chrono::milliseconds(50);
+// slow_score_: 8 x an exponential average (1/8 per loop) of 32 per slow loop, out of 256.
+constexpr int kSlowScoreStep = 32, kSlowScoreLimit = 128;
+
+using Clock = std::chrono::steady_clock;
 
 thread_local bool t_in_chunk = false;
 
@@ -93,11 +104,13 @@ void run_inline(int64_t chunks, ChunkFn fn) {
 
 class Pool {
  public:
-  void run(int64_t chunks, int threads, ChunkFn fn) {
+  void run(int64_t chunks, int threads, ChunkFn fn, bool small) {
+    if (small && !admits_small()) return run_inline(chunks, fn);
     std::unique_lock<std::mutex> lock(job_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return run_inline(chunks, fn);
     jobs_.fetch_add(1, std::memory_order_relaxed);
     grow(threads - 1);
+    const Clock::time_point start = Clock::now();
     fn_ = &fn;
     chunks_ = chunks;
     error_ = nullptr;
@@ -109,14 +122,46 @@ class Pool {
     wake_.fetch_add(1, std::memory_order_seq_cst);
     if (sleeping_.load(std::memory_order_seq_cst) > 0)
       wake(wake_, static_cast<int>(std::min<int64_t>(chunks - 1, threads - 1)));
-    work();
+    const Share mine = work(true);
     wait_for_chunks();
+    // Only small loops tell whether workers start within a small loop's time: a large loop
+    // gains from workers that start milliseconds late.
+    if (small) learn(Clock::now() - start, mine, chunks);
     if (error_) std::rethrow_exception(error_);
   }
 
   int64_t jobs() const { return jobs_.load(std::memory_order_relaxed); }
 
  private:
+  // The chunks a thread ran in one job and the time they took.
+  struct Share {
+    int64_t chunks = 0;
+    Clock::duration time{};
+  };
+
+  bool admits_small() {
+    if (slow_score_.load(std::memory_order_relaxed) < kSlowScoreLimit) return true;
+    const int64_t now = Clock::now().time_since_epoch().count();
+    int64_t probe = next_probe_.load(std::memory_order_relaxed);
+    return now >= probe &&
+           next_probe_.compare_exchange_strong(
+               probe, now + std::chrono::duration_cast<Clock::duration>(kProbeInterval).count());
+  }
+
+  // Scores the job that just ended (under job_mutex_). A job whose caller ran no chunk was
+  // entirely the workers': not slow.
+  void learn(Clock::duration wall, const Share& mine, int64_t chunks) {
+    bool slow = false;
+    if (mine.chunks > 0) {
+      const Clock::duration alone = mine.time / mine.chunks * chunks;
+      slow = wall > alone + alone * kSlowSlackPercent / 100 + kSlowSlack;
+    }
+    const int score = slow_score_.load(std::memory_order_relaxed);
+    // A prompt probe counts double: two of them in a row give small loops the pool back.
+    const int kept = score >= kSlowScoreLimit && !slow ? score / 2 : score - score / 8;
+    slow_score_.store(kept + (slow ? kSlowScoreStep : 0), std::memory_order_relaxed);
+  }
+
   // Starts workers until there are n (fewer if the system refuses threads: the caller and the
   // workers there are still run every chunk).
   void grow(int n) {
@@ -130,17 +175,25 @@ class Pool {
     }
   }
 
-  // Claims and runs chunks of the current job until none is left unclaimed.
-  void work() {
+  // Claims and runs chunks of the current job until none is left unclaimed; the caller times
+  // its chunks (learn's estimate of the job alone).
+  Share work(bool timed = false) {
+    Share share;
     uint64_t t = ticket_.load(std::memory_order_acquire);
     while (static_cast<uint32_t>(t) != 0) {
       if (!ticket_.compare_exchange_weak(t, t - 1, std::memory_order_acq_rel,
                                          std::memory_order_acquire))
         continue;
       // The claim keeps the job alive until this chunk is done, so its fields are this job's.
+      const Clock::time_point begin = timed ? Clock::now() : Clock::time_point{};
       run_chunk(chunks_ - static_cast<uint32_t>(t));
+      if (timed) {
+        share.time += Clock::now() - begin;
+        ++share.chunks;
+      }
       t = ticket_.load(std::memory_order_acquire);
     }
+    return share;
   }
 
   void run_chunk(int64_t chunk) {
@@ -193,6 +246,8 @@ class Pool {
   std::exception_ptr error_;
   std::mutex error_mutex_;
   std::atomic<int64_t> jobs_{0};
+  std::atomic<int> slow_score_{0};
+  std::atomic<int64_t> next_probe_{0};  // Clock ticks
   // The job's generation (high half) and its count of unclaimed chunks (low half): a claim is
   // one compare-and-swap, and a late worker's stale value cannot claim a later job's chunk.
   alignas(64) std::atomic<uint64_t> ticket_{0};
@@ -228,12 +283,12 @@ Pool& pool() {
 
 }  // namespace
 
-void run_chunks(int64_t chunks, int threads, ChunkFn fn) {
+void run_chunks(int64_t chunks, int threads, ChunkFn fn, bool small) {
   if (chunks <= 0) return;
   // The ticket counts chunks in 32 bits; loops ask for about one chunk per thread.
   if (chunks == 1 || threads <= 1 || t_in_chunk || chunks > (int64_t{1} << 30))
     return run_inline(chunks, fn);
-  pool().run(chunks, threads, fn);
+  pool().run(chunks, threads, fn, small);
 }
 
 bool in_chunk() { return t_in_chunk; }

@@ -24,8 +24,10 @@ class ChunkFn {
 // rethrown here (the first one, when several throw). Chunks are claimed one at a time, so a worker
 // the OS has not scheduled yet leaves its share to the threads that are running. Everything runs on
 // the calling thread when it is itself running a chunk (loops never nest) or while another
-// thread's loop holds the pool.
-void run_chunks(int64_t chunks, int threads, ChunkFn fn);
+// thread's loop holds the pool. A `small` loop (tens of µs alone) also runs on the calling thread
+// while the pool's recent loops have finished later than their callers alone would have: on a
+// machine busy with other work, workers wait for a CPU, and an op would wait for them.
+void run_chunks(int64_t chunks, int threads, ChunkFn fn, bool small = false);
 
 // Whether the calling thread is running a chunk of run_chunks.
 bool in_chunk();
