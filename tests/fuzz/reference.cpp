@@ -1430,7 +1430,9 @@ void run_write(Ctx& x) {
     src.dtype = s.kind == DTypeKind::Floating ? tl::kFloat64
                 : s.kind == DTypeKind::Bool   ? tl::kBool
                                               : tl::kInt64;
-    src.v = {s.v};
+    // Not `src.v = {s.v}`: GCC 13's -Warray-bounds misreads that initializer-list copy at -O2
+    // with the sanitizers (the GPU machine's compiler).
+    src.v.assign(1, s.v);
     check_fill_value(s, dst.dtype);
   }
   for_each_index(g.shape, [&](int64_t flat, const Dims& idx) {
