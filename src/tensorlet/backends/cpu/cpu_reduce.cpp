@@ -128,6 +128,10 @@ concept HasNanLanes = requires(typename Op::Acc a) {
 }
 &&std::is_floating_point_v<typename Op::Acc>;
 
+// float32/float64 sums (and means): the outer shape adds eight rows as a tree, in float64.
+template <typename Op>
+inline constexpr bool kIsFloatSum =
+    std::is_same_v<Op, SumOp<float>> || std::is_same_v<Op, SumOp<double>>;
 // float32/float64 max and min: reduce_lanes.h's NaN-propagating vector lanes.
 template <typename Op>
 inline constexpr bool kIsFloatExtremum =
@@ -450,12 +454,19 @@ class Reducer {
     return groups * per_group;
   }
 
-  // Eight rows in one pass: each accumulator is read and written once instead of eight times,
-  // the rows folded in their order (float max/min as a tree of selects: the same value).
+  // Eight rows in one pass: each accumulator is read and written once instead of eight times.
+  // Float sums add the eight rows as a tree (in float64: a chain of eight dependent adds per
+  // column would bound the speed), float max/min take a tree of selects (the same value), other
+  // ops fold the rows in their order.
   static void accumulate_rows8(Acc* a, const T* row, int64_t rs, int64_t n) {
     const T *r0 = row, *r1 = row + rs, *r2 = row + 2 * rs, *r3 = row + 3 * rs, *r4 = row + 4 * rs,
             *r5 = row + 5 * rs, *r6 = row + 6 * rs, *r7 = row + 7 * rs;
-    if constexpr (kIsFloatExtremum<Op>) {  // the select-based fold needs vector types
+    if constexpr (kIsFloatSum<Op>) {
+      auto v = [](T x) { return static_cast<Acc>(x); };
+      for (int64_t j = 0; j < n; ++j)
+        a[j] += ((v(r0[j]) + v(r1[j])) + (v(r2[j]) + v(r3[j]))) +
+                ((v(r4[j]) + v(r5[j])) + (v(r6[j]) + v(r7[j])));
+    } else if constexpr (kIsFloatExtremum<Op>) {  // the select-based fold needs vector types
       extremum_rows<Op::kMax>(a, row, rs, kRowBlock, n);
     } else {
       for (int64_t j = 0; j < n; ++j) {
