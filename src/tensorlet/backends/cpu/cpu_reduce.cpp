@@ -34,8 +34,6 @@ constexpr int64_t kTaskWork = 131072;
 constexpr int64_t kMaxSlices = 256;
 // Outputs per tile of the outer shape: their accumulators stay in L1 while rows stream past.
 constexpr int64_t kOuterTile = 1024;
-// Inner-shape slices are whole multiples of this many elements (whole lane blocks).
-constexpr int64_t kSliceAlign = 128;
 // Rows the outer shape folds per pass over a tile's accumulators.
 constexpr int64_t kRowBlock = 8;
 // Reductions this short are done by row accumulation too: per-output loops would be all overhead.
@@ -128,10 +126,9 @@ concept HasNanLanes = requires(typename Op::Acc a) {
 }
 &&std::is_floating_point_v<typename Op::Acc>;
 
-// float32/float64 sums (and means): the outer shape adds eight rows as a tree, in float64.
+// float32 sums (and means): reduce_lanes.h's float32 partials feeding float64 accumulators.
 template <typename Op>
-inline constexpr bool kIsFloatSum =
-    std::is_same_v<Op, SumOp<float>> || std::is_same_v<Op, SumOp<double>>;
+inline constexpr bool kIsFloatSum = std::is_same_v<Op, SumOp<float>>;
 // float32/float64 max and min: reduce_lanes.h's NaN-propagating vector lanes.
 template <typename Op>
 inline constexpr bool kIsFloatExtremum =
@@ -190,13 +187,17 @@ typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_
   return a;
 }
 
-// A run of a value reduction: unit-stride float max/min take the vector lanes for their whole
-// blocks, everything else (and the tail) the generic lanes. float32 sums stay in float64 lanes:
-// float32 partials, even of a few elements, lose digits when the sum cancels.
+// A run of a value reduction: unit-stride float sums and float max/min take the vector lanes for
+// their whole blocks, and everything else (and the tail) the generic lanes.
 template <typename Op>
 typename Op::Acc fold_run(typename Op::Acc a, const typename Op::In* p, int64_t n, int64_t stride) {
   if (stride == 1) {
-    if constexpr (kIsFloatExtremum<Op>) {
+    if constexpr (kIsFloatSum<Op>) {
+      const int64_t m = n / kFloatSumBlock * kFloatSumBlock;
+      a = sum_float_blocks(p, m, a);
+      p += m;
+      n -= m;
+    } else if constexpr (kIsFloatExtremum<Op>) {
       using T = typename Op::In;
       const int64_t m = n / kExtremumBlock<T> * kExtremumBlock<T>;
       if (m > 0) a = extremum_lanes<Op::kMax>(p, m, a);
@@ -336,7 +337,7 @@ class Reducer {
       tile_ = 1;
       tiles_ = n_out_;
       slices = (target + n_out_ - 1) / n_out_;
-      slice_ = round_up((n_red_ + slices - 1) / slices, kSliceAlign);
+      slice_ = round_up((n_red_ + slices - 1) / slices, kFloatSumBlock);
     }
     slice_ = std::min(slice_, n_red_);
     slices_ = (n_red_ + slice_ - 1) / slice_;
@@ -454,18 +455,16 @@ class Reducer {
     return groups * per_group;
   }
 
-  // Eight rows in one pass: each accumulator is read and written once instead of eight times.
-  // Float sums add the eight rows as a tree (in float64: a chain of eight dependent adds per
-  // column would bound the speed), float max/min take a tree of selects (the same value), other
-  // ops fold the rows in their order.
+  // Eight rows in one pass: each accumulator is read and written once instead of eight times. A
+  // float32 sum adds the eight values pairwise in float32 first (as the inner shape's float32
+  // partials), other ops fold them in row order.
   static void accumulate_rows8(Acc* a, const T* row, int64_t rs, int64_t n) {
     const T *r0 = row, *r1 = row + rs, *r2 = row + 2 * rs, *r3 = row + 3 * rs, *r4 = row + 4 * rs,
             *r5 = row + 5 * rs, *r6 = row + 6 * rs, *r7 = row + 7 * rs;
     if constexpr (kIsFloatSum<Op>) {
-      auto v = [](T x) { return static_cast<Acc>(x); };
       for (int64_t j = 0; j < n; ++j)
-        a[j] += ((v(r0[j]) + v(r1[j])) + (v(r2[j]) + v(r3[j]))) +
-                ((v(r4[j]) + v(r5[j])) + (v(r6[j]) + v(r7[j])));
+        a[j] += static_cast<double>(((r0[j] + r1[j]) + (r2[j] + r3[j])) +
+                                    ((r4[j] + r5[j]) + (r6[j] + r7[j])));
     } else if constexpr (kIsFloatExtremum<Op>) {  // the select-based fold needs vector types
       extremum_rows<Op::kMax>(a, row, rs, kRowBlock, n);
     } else {

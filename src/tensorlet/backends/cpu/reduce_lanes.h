@@ -1,6 +1,7 @@
-// Vector-lane loops shared by the CPU reductions and softmax: NaN-propagating max/min and
-// argmax/argmin over runs and over rows of columns. Written with GCC vector types (16 bytes: the
-// x86-64 baseline's SSE2), since the compiler leaves select-based loops scalar otherwise.
+// Vector-lane loops over contiguous runs, shared by the CPU reductions and softmax: a float32 sum
+// in float64 fed by short float32 partials, and NaN-propagating max/min. Written with GCC vector
+// types (16 bytes: the x86-64 baseline's SSE2), which the compiler leaves scalar for select-based
+// loops and for float-to-double sums written element by element.
 #pragma once
 
 #include <cmath>
@@ -27,6 +28,32 @@ inline Vec<T> load_vec(const T* p) {
 template <typename T>
 inline void store_vec(T* p, Vec<T> v) {
   std::memcpy(p, &v, sizeof v);
+}
+
+// Elements of a float32 sum added in float32 before they reach the float64 lanes: 16 lanes, each
+// adding 8 elements pairwise. A float32 partial holds at most 8 values, so the sum keeps float64's
+// accuracy to within three float32 roundings of those small partials, at the speed of float32
+// adds (a float64 add per element would halve it).
+inline constexpr int64_t kFloatSumBlock = 16 * 8;
+
+// Sum of p[0, n) (n a multiple of kFloatSumBlock), added to `acc`. The lane and block structure
+// is fixed, so the result depends only on the data.
+inline double sum_float_blocks(const float* p, int64_t n, double acc) {
+  using F = Vec<float>;
+  using D = Vec<double>;
+  D lane[8] = {};
+  for (int64_t i = 0; i < n; i += kFloatSumBlock) {
+    for (int k = 0; k < 4; ++k) {
+      const float* q = p + i + 4 * k;  // element 16 * b of the block, for b = 0..7
+      const F s = ((load_vec(q) + load_vec(q + 16)) + (load_vec(q + 32) + load_vec(q + 48))) +
+                  ((load_vec(q + 64) + load_vec(q + 80)) + (load_vec(q + 96) + load_vec(q + 112)));
+      lane[2 * k] += D{s[0], s[1]};
+      lane[2 * k + 1] += D{s[2], s[3]};
+    }
+  }
+  for (int w = 4; w > 0; w /= 2)
+    for (int k = 0; k < w; ++k) lane[k] += lane[k + w];
+  return acc + (lane[0][0] + lane[0][1]);
 }
 
 // max (kMax) or min of p[0, n) for n a multiple of 4 vectors, NaN-propagating: NaN when any
