@@ -1,4 +1,4 @@
-// The CPU backend: Eigen for matrix products, strided loops parallel on a worker pool for the rest.
+// The CPU backend: Eigen for matrix products, OpenMP-parallel strided loops for the rest.
 #pragma once
 
 #include "tensorlet/backends/backend.h"

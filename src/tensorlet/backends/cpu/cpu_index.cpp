@@ -18,11 +18,15 @@ int64_t chunk_count(int64_t n) {
   return std::max<int64_t>(1, std::min<int64_t>(max_threads(), n / kGrainSize));
 }
 
-// Calls f(c) for c in [0, chunks), on the pool when there are several.
+// Calls f(c) for c in [0, chunks), one chunk per thread.
 template <typename F>
 void for_each_chunk(int64_t chunks, const F& f) {
-  if (chunks <= 1) return f(int64_t{0});
-  run_chunks(chunks, max_threads(), f);
+  if (chunks <= 1) {
+    f(int64_t{0});
+    return;
+  }
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static, 1)
+  for (int64_t c = 0; c < chunks; ++c) f(c);
 }
 
 // Exclusive prefix sums of per-chunk counts of true mask elements (or non-zero elements), so the

@@ -8,7 +8,6 @@
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
 #include "tensorlet/backends/cpu/parallel.h"
-#include "tensorlet/backends/cpu/reduce_lanes.h"
 #include "tensorlet/backends/softmax_rows.h"
 #include "tensorlet/core/dispatch.h"
 
@@ -16,18 +15,24 @@ namespace tensorlet::cpu {
 
 namespace {
 
+// Independent max lanes: a plain `v > m ? v : m` over lanes vectorizes to packed max. NaN is not
+// tracked here: exp(NaN - max) makes the row's sum NaN, which propagates to every output.
+constexpr int kLanes = 16;
 // Columns handled together when the softmax dim is not the last: their running maxima and sums
 // stay in L1 while the rows of the block stream past.
 constexpr int64_t kColumns = 256;
 
-// The row's max in the reductions' vector lanes (reduce_lanes.h). A NaN makes it NaN, and then
-// every output of the row NaN, as exp(NaN - max) would through the sum anyway.
 template <typename C>
 C row_max(const C* p, int64_t n) {
-  const int64_t m = n / kExtremumBlock<C> * kExtremumBlock<C>;
-  C best = extremum_lanes<true>(p, m, -std::numeric_limits<C>::infinity());
-  for (int64_t i = m; i < n; ++i) best = (best < p[i] || p[i] != p[i]) ? p[i] : best;
-  return best;
+  C lane[kLanes];
+  for (int l = 0; l < kLanes; ++l) lane[l] = -std::numeric_limits<C>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) lane[l] = p[i + l] > lane[l] ? p[i + l] : lane[l];
+  C m = -std::numeric_limits<C>::infinity();
+  for (int l = 0; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+  for (; i < n; ++i) m = p[i] > m ? p[i] : m;
+  return m;
 }
 
 // Rows of n contiguous elements. The row is first converted to the compute type in a buffer

@@ -78,13 +78,10 @@ class StridedLoop {
     }
   }
 
-  // run_range over everything, split across threads when large; ranges end on whole inner runs
-  // when there are enough of them ([512, 1] + [1, 512]: rows of 512, each with its own value of
-  // the first operand).
+  // run_range over everything, split across threads when large.
   template <typename Row>
   void run(const Row& row, int64_t grain = kGrainSize) const {
-    parallel_for(
-        numel_, grain, [&](int64_t b, int64_t e) { run_range(b, e, row); }, inner_size());
+    parallel_for(numel_, grain, [&](int64_t b, int64_t e) { run_range(b, e, row); });
   }
 
  private:
