@@ -331,13 +331,14 @@ void map_scalar(const T* in, T* out, int64_t n) {
 
 // The table: the math functions (SLEEF or the C library) and the exact loops, at their
 // SimdUnary / SimdBinary index; constant-initialized, so it is ready before any constructor runs.
-#define TL_SIMD_MATH_FNS(X)                                                                      \
-  X(exp)                                                                                         \
-  X(log)                                                                                         \
-  X(tanh)                                                                                        \
-  X(sigmoid)                                                                                     \
-  X(sin) X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) X(sinh) X(cosh) X(asin) \
-      X(acos) X(atan)
+#define TL_SIMD_MATH_FNS(X)                                                                       \
+  X(exp)                                                                                          \
+  X(log)                                                                                          \
+  X(tanh)                                                                                         \
+  X(sigmoid)                                                                                      \
+  X(sin)                                                                                          \
+  X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) X(sinh) X(cosh) X(asin) X(acos) \
+      X(atan)
 #define TL_SIMD_EXACT_FNS(X) X(sqrt) X(rsqrt) X(reciprocal)
 #define TL_SIMD_STRINGIZE(x) #x
 #define TL_SIMD_NAME(x) TL_SIMD_STRINGIZE(x)
