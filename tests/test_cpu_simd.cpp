@@ -353,6 +353,103 @@ Tensor random_tensor(const MathCase& m, tl::DType dtype, int64_t rows, int64_t c
   return tl::from_vector(v, {rows, cols}).to(dtype);
 }
 
+// The sum leaves against a scalar model of the order simd_kernels.h fixes, bit for bit.
+template <typename T>
+double model_sum(double acc, const T* p, int64_t n) {
+  int64_t i = 0;
+  if (n >= 32) {
+    double lane[16] = {};
+    for (; i + 16 <= n; i += 16)
+      for (int l = 0; l < 16; ++l) lane[l] += static_cast<double>(p[i + l]);
+    for (int w = 8; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+    acc += lane[0];
+  }
+  for (; i < n; ++i) acc += static_cast<double>(p[i]);
+  return acc;
+}
+
+template <typename T>
+void check_sum_leaves(CpuCapability c) {
+  // Magnitudes from 1e-6 to 1e6 of both signs: a different order of additions shows in the bits.
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> exponent(-6, 6), sign(-1, 1);
+  std::vector<T> data(4 * 1037 + 3);
+  for (auto& x : data) x = static_cast<T>((sign(gen) < 0 ? -1 : 1) * std::pow(10.0, exponent(gen)));
+  const simd::SimdKernels& k = simd::kernels_for(c);
+  const auto sum = [&](double acc, const T* p, int64_t n) {
+    if constexpr (sizeof(T) == 4)
+      return k.sum_f32(acc, p, n);
+    else
+      return k.sum_f64(acc, p, n);
+  };
+  const auto add_rows = [&](double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
+    if constexpr (sizeof(T) == 4)
+      k.add_rows_f32(acc, p, stride, rows, n);
+    else
+      k.add_rows_f64(acc, p, stride, rows, n);
+  };
+  for (int64_t n : {0, 1, 15, 31, 32, 33, 47, 48, 63, 1000, 1037})
+    for (int64_t offset : {0, 1, 3}) {
+      const double got = sum(0.25, data.data() + offset, n);
+      const double want = model_sum(0.25, data.data() + offset, n);
+      INFO(std::string(simd::capability_name(c)), " n ", n, " offset ", offset);
+      CHECK(std::memcmp(&got, &want, sizeof got) == 0);
+    }
+  for (int64_t rows : {1, 3, 4, 5, 9})
+    for (int64_t n : {1, 7, 8, 9, 31, 100}) {
+      const int64_t stride = n + 5;
+      std::vector<double> got(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) got[j] = want[j] = static_cast<double>(data[j + 2000]);
+      add_rows(got.data(), data.data() + 1, stride, rows, n);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t r = 0; r < rows; ++r) want[j] += static_cast<double>(data[1 + r * stride + j]);
+      INFO(std::string(simd::capability_name(c)), " rows ", rows, " n ", n);
+      CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)) == 0);
+    }
+}
+
+TEST_CASE("cpu simd: the sum leaves add in the fixed order on every target, bit for bit") {
+  for (CpuCapability c : supported_targets()) {
+    check_sum_leaves<float>(c);
+    check_sum_leaves<double>(c);
+  }
+}
+
+TEST_CASE("cpu simd: sums and means give the same bits on every target, in every layout") {
+  TargetGuard guard;
+  const Tensor inputs[] = {tl::randn({67, 1029}, tl::kFloat32) * 100.0,
+                           tl::randn({67, 1029}, tl::kFloat64) * 100.0};
+  std::vector<std::vector<uint64_t>> first;
+  for (CpuCapability c : supported_targets()) {
+    simd::set_active_capability(c);
+    std::vector<std::vector<uint64_t>> results;
+    for (const Tensor& m : inputs) {
+      const tl::DType dtype = m.dtype();
+      const Tensor mt = m.t().contiguous().t();
+      for (const Tensor& x : {m, mt, m.slice(1, 3, 1029, 2)}) {
+        results.push_back(tl_test::bits_of(tl::sum(x, {1})));
+        results.push_back(tl_test::bits_of(tl::sum(x, {0})));
+        results.push_back(tl_test::bits_of(tl::mean(x, {0, 1})));
+        results.push_back(tl_test::bits_of(tl::sum(x)));
+      }
+      // The row sums against the model, element by element.
+      const Tensor rows = tl::sum(m, {1});
+      const Tensor m64 = m.to(tl::kFloat64);
+      for (int64_t r = 0; r < 67; r += 11) {
+        const std::vector<double> row = m64[r].to_vector<double>();
+        const double want = model_sum(0.0, row.data(), static_cast<int64_t>(row.size()));
+        CHECK(rows[r].to(tl::kFloat64).item<double>() ==
+              (dtype == tl::kFloat32 ? static_cast<double>(static_cast<float>(want)) : want));
+      }
+    }
+    if (first.empty())
+      first = results;
+    else
+      CHECK_MESSAGE(results == first, simd::capability_name(c), " sums differ from the baseline");
+  }
+}
+
 TEST_CASE("cpu simd: the ops give the same bits in every layout and dtype, on every target") {
   TargetGuard guard;
   for (CpuCapability c : supported_targets()) {

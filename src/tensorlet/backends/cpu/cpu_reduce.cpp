@@ -16,6 +16,7 @@
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
 #include "tensorlet/backends/cpu/parallel.h"
+#include "tensorlet/backends/cpu/simd/cpu_capability.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 
 namespace tensorlet::cpu {
@@ -117,11 +118,37 @@ concept HasNanLanes = requires(typename Op::Acc a) {
 // Independent accumulators per reduced run: enough to hide add latency on 128-bit vectors.
 constexpr int kLanes = 16;
 
+// float32/float64 sums (and means) go through the SIMD table's leaves, compiled for the CPU's
+// target; they add in exactly the order of the generic loops below, so the bits are the same.
+template <typename Op>
+constexpr bool kSimdSum = std::is_same_v<Op, SumOp<float>> || std::is_same_v<Op, SumOp<double>>;
+static_assert(kLanes == 16, "the SIMD sum leaves fold sixteen lanes");
+
+template <typename T>
+double simd_sum(double a, const T* p, int64_t n) {
+  const simd::SimdKernels& table = simd::kernels();
+  if constexpr (std::is_same_v<T, float>)
+    return table.sum_f32(a, p, n);
+  else
+    return table.sum_f64(a, p, n);
+}
+
+template <typename T>
+void simd_add_rows(double* acc, const T* rows, int64_t stride, int64_t nrows, int64_t n) {
+  const simd::SimdKernels& table = simd::kernels();
+  if constexpr (std::is_same_v<T, float>)
+    table.add_rows_f32(acc, rows, stride, nrows, n);
+  else
+    table.add_rows_f64(acc, rows, stride, nrows, n);
+}
+
 // Reduces n elements p[0], p[stride], ... into `a`; independent lanes hide add latency and let
 // the compiler vectorize (the lane order is fixed, so results are reproducible).
 template <typename Op, typename T>
 typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_t stride) {
   using Acc = typename Op::Acc;
+  if constexpr (kSimdSum<Op>)
+    if (stride == 1 && n >= 2 * kLanes) return simd_sum(a, p, n);
   int64_t i = 0;
   if (n >= 2 * kLanes) {
     Acc lane[kLanes];
@@ -241,6 +268,12 @@ class Reducer {
       reduced_.for_runs(rb, re, [&](int64_t roff, int64_t rcount, int64_t first) {
         const T* base = in_ + koff + roff;
         int64_t r = 0;
+        if constexpr (kSimdSum<Op>) {
+          if (ks == 1 && kcount >= kLanes) {
+            simd_add_rows(a, base, rs, rcount, kcount);
+            return;
+          }
+        }
         if constexpr (!Op::kIndexed) {
           if (ks == 1 && rs == kcount && kLanes % kcount == 0)
             r = accumulate_lanes(a, base, kcount, rcount);

@@ -111,6 +111,85 @@ TL_SIMD_BINARY(mul, *)
 TL_SIMD_BINARY(div, /)
 #undef TL_SIMD_BINARY
 
+// ---- sums in float64 lanes, in the order simd_kernels.h fixes ----------------------------------
+// Sixteen lanes as two vectors of eight doubles, which the compiler splits into the target's
+// registers (eight SSE2, four AVX2 or two AVX-512 ones): the same additions on every target. The
+// vector types are only 8- and 4-aligned, so a vector spilled to the stack is moved unaligned (see
+// TL_SIMD_NO_ASAN below); values move in and out through __builtin_memcpy (no aliasing). Vectors
+// are never passed to or returned from a function (the baseline ABI has no 64-byte ones).
+typedef double VecD8 __attribute__((vector_size(64), aligned(8)));
+typedef float VecF8 __attribute__((vector_size(32), aligned(4)));
+
+#define TL_SIMD_LOAD_D8(dst, src)                        \
+  do {                                                   \
+    if constexpr (sizeof(*(src)) == 4) {                 \
+      VecF8 narrow_;                                     \
+      __builtin_memcpy(&narrow_, (src), sizeof narrow_); \
+      dst = __builtin_convertvector(narrow_, VecD8);     \
+    } else {                                             \
+      __builtin_memcpy(&dst, (src), sizeof dst);         \
+    }                                                    \
+  } while (0)
+
+template <typename T>
+double sum_k(double acc, const T* p, int64_t n) {
+  int64_t i = 0;
+  if (n >= 32) {
+    VecD8 lo = {}, hi = {}, x, y;
+    for (; i + 16 <= n; i += 16) {
+      TL_SIMD_LOAD_D8(x, p + i);
+      TL_SIMD_LOAD_D8(y, p + i + 8);
+      lo += x;
+      hi += y;
+    }
+    const VecD8 s = lo + hi;  // w = 8
+    const double t0 = s[0] + s[4], t1 = s[1] + s[5], t2 = s[2] + s[6], t3 = s[3] + s[7];
+    acc = acc + ((t0 + t2) + (t1 + t3));  // w = 4, 2, 1
+  }
+  for (; i < n; ++i) acc = acc + static_cast<double>(p[i]);
+  return acc;
+}
+
+template <typename T>
+void add_rows_k(double* acc, const T* rows, int64_t stride, int64_t nrows, int64_t n) {
+  int64_t r = 0;
+  // Four rows per pass: each accumulator is loaded and stored once per four rows.
+  for (; r + 4 <= nrows; r += 4) {
+    const T* r0 = rows + r * stride;
+    const T *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      VecD8 a, x;
+      __builtin_memcpy(&a, acc + j, sizeof a);
+      TL_SIMD_LOAD_D8(x, r0 + j);
+      a += x;
+      TL_SIMD_LOAD_D8(x, r1 + j);
+      a += x;
+      TL_SIMD_LOAD_D8(x, r2 + j);
+      a += x;
+      TL_SIMD_LOAD_D8(x, r3 + j);
+      a += x;
+      __builtin_memcpy(acc + j, &a, sizeof a);
+    }
+    for (; j < n; ++j)
+      acc[j] = acc[j] + static_cast<double>(r0[j]) + static_cast<double>(r1[j]) +
+               static_cast<double>(r2[j]) + static_cast<double>(r3[j]);
+  }
+  for (; r < nrows; ++r) {
+    const T* row = rows + r * stride;
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      VecD8 a, x;
+      __builtin_memcpy(&a, acc + j, sizeof a);
+      TL_SIMD_LOAD_D8(x, row + j);
+      a += x;
+      __builtin_memcpy(acc + j, &a, sizeof a);
+    }
+    for (; j < n; ++j) acc[j] = acc[j] + static_cast<double>(row[j]);
+  }
+}
+#undef TL_SIMD_LOAD_D8
+
 #if TL_SIMD_VECTOR_MATH
 // ---- SLEEF's vector functions -------------------------------------------------------------------
 
@@ -331,14 +410,14 @@ void map_scalar(const T* in, T* out, int64_t n) {
 
 // The table: the math functions (SLEEF or the C library) and the exact loops, at their
 // SimdUnary / SimdBinary index; constant-initialized, so it is ready before any constructor runs.
-#define TL_SIMD_MATH_FNS(X)                                                                       \
-  X(exp)                                                                                          \
-  X(log)                                                                                          \
-  X(tanh)                                                                                         \
-  X(sigmoid)                                                                                      \
-  X(sin)                                                                                          \
-  X(cos) X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) X(sinh) X(cosh) X(asin) X(acos) \
-      X(atan)
+#define TL_SIMD_MATH_FNS(X) \
+  X(exp)                    \
+  X(log)                    \
+  X(tanh)                   \
+  X(sigmoid)                \
+  X(sin)                    \
+  X(cos)                    \
+  X(erf) X(expm1) X(log1p) X(log2) X(log10) X(exp2) X(tan) X(sinh) X(cosh) X(asin) X(acos) X(atan)
 #define TL_SIMD_EXACT_FNS(X) X(sqrt) X(rsqrt) X(reciprocal)
 #define TL_SIMD_STRINGIZE(x) #x
 #define TL_SIMD_NAME(x) TL_SIMD_STRINGIZE(x)
@@ -380,6 +459,10 @@ constexpr Built build() {
   t.binary_f64[static_cast<int>(SimdBinary::fn)][kSA] = &fn##_sa<double>;
   TL_SIMD_BINARY_OPS(TL_SIMD_SET_BINARY)
 #undef TL_SIMD_SET_BINARY
+  t.sum_f32 = &sum_k<float>;
+  t.sum_f64 = &sum_k<double>;
+  t.add_rows_f32 = &add_rows_k<float>;
+  t.add_rows_f64 = &add_rows_k<double>;
   b.complete = true;
   for (bool f : filled) b.complete = b.complete && f;
   return b;
