@@ -374,14 +374,14 @@ void check_sum_leaves(CpuCapability c) {
   // Magnitudes from 1e-6 to 1e6 of both signs: a different order of additions shows in the bits.
   std::mt19937_64 gen(11);
   std::uniform_real_distribution<double> exponent(-6, 6), sign(-1, 1);
-  std::vector<T> data(4 * 1037 + 3);
+  std::vector<T> data(12000);
   for (auto& x : data) x = static_cast<T>((sign(gen) < 0 ? -1 : 1) * std::pow(10.0, exponent(gen)));
   const simd::SimdKernels& k = simd::kernels_for(c);
-  const auto sum = [&](double acc, const T* p, int64_t n) {
+  const auto sum_rows = [&](double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
     if constexpr (sizeof(T) == 4)
-      return k.sum_f32(acc, p, n);
+      k.sum_rows_f32(acc, p, stride, rows, n);
     else
-      return k.sum_f64(acc, p, n);
+      k.sum_rows_f64(acc, p, stride, rows, n);
   };
   const auto add_rows = [&](double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
     if constexpr (sizeof(T) == 4)
@@ -389,13 +389,20 @@ void check_sum_leaves(CpuCapability c) {
     else
       k.add_rows_f64(acc, p, stride, rows, n);
   };
-  for (int64_t n : {0, 1, 15, 31, 32, 33, 47, 48, 63, 1000, 1037})
-    for (int64_t offset : {0, 1, 3}) {
-      const double got = sum(0.25, data.data() + offset, n);
-      const double want = model_sum(0.25, data.data() + offset, n);
-      INFO(std::string(simd::capability_name(c)), " n ", n, " offset ", offset);
-      CHECK(std::memcmp(&got, &want, sizeof got) == 0);
-    }
+  // Rows of every length class, 1 to 9 at a time (the leaf takes several rows per pass), at
+  // unaligned starts and with gaps between rows.
+  for (int64_t n : {0, 1, 15, 31, 32, 33, 47, 48, 63, 400, 1037})
+    for (int64_t rows : {1, 2, 3, 4, 5, 9})
+      for (int64_t offset : {0, 1, 3}) {
+        const int64_t stride = n + offset + 2;
+        std::vector<double> got(static_cast<size_t>(rows)), want(static_cast<size_t>(rows));
+        for (int64_t r = 0; r < rows; ++r) got[r] = want[r] = 0.25 * static_cast<double>(r + 1);
+        sum_rows(got.data(), data.data() + offset, stride, rows, n);
+        for (int64_t r = 0; r < rows; ++r)
+          want[r] = model_sum(want[r], data.data() + offset + r * stride, n);
+        INFO(std::string(simd::capability_name(c)), " n ", n, " rows ", rows, " offset ", offset);
+        CHECK(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)) == 0);
+      }
   for (int64_t rows : {1, 3, 4, 5, 9})
     for (int64_t n : {1, 7, 8, 9, 31, 100}) {
       const int64_t stride = n + 5;

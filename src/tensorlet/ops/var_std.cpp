@@ -25,8 +25,12 @@ std::pair<Tensor, Tensor> moments(const char* name, const Tensor& x, const DimLi
   int64_t count = 1;  // N: elements per output
   for (int64_t d = 0; d < x.dim(); ++d)
     if (mask[d]) count *= x.shape()[d];
-  // float16/bfloat16 accumulate (and subtract) in float32, rounded once at the end.
-  const Tensor in = x.to(is_reduced_float(x.dtype()) ? kFloat32 : x.dtype());
+  // The deviations are taken from the mean in a wider type than x (float32 in float64, as torch's
+  // CPU accumulates; float16/bfloat16 in float32), rounded once at the end: a mean rounded to
+  // x's type first would shift every deviation by its rounding error (for float32 values near
+  // 1e4 spread by 1e-2, a variance off by 1e-3 relative).
+  const Tensor in =
+      x.to(x.dtype() == kFloat32 ? kFloat64 : (is_reduced_float(x.dtype()) ? kFloat32 : x.dtype()));
   const Tensor mean_kept = mean(in, dims, true);
   const Tensor deviation = in - mean_kept;
   // max(0, N - correction): N <= correction divides by 0, giving inf, or NaN for 0 / 0, as torch.

@@ -124,13 +124,14 @@ template <typename Op>
 constexpr bool kSimdSum = std::is_same_v<Op, SumOp<float>> || std::is_same_v<Op, SumOp<double>>;
 static_assert(kLanes == 16, "the SIMD sum leaves fold sixteen lanes");
 
+// acc[r] += the n elements at p + r * stride, for r < rows (each a contiguous run).
 template <typename T>
-double simd_sum(double a, const T* p, int64_t n) {
+void simd_sum_rows(double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
   const simd::SimdKernels& table = simd::kernels();
   if constexpr (std::is_same_v<T, float>)
-    return table.sum_f32(a, p, n);
+    table.sum_rows_f32(acc, p, stride, rows, n);
   else
-    return table.sum_f64(a, p, n);
+    table.sum_rows_f64(acc, p, stride, rows, n);
 }
 
 template <typename T>
@@ -147,8 +148,12 @@ void simd_add_rows(double* acc, const T* rows, int64_t stride, int64_t nrows, in
 template <typename Op, typename T>
 typename Op::Acc reduce_values(typename Op::Acc a, const T* p, int64_t n, int64_t stride) {
   using Acc = typename Op::Acc;
-  if constexpr (kSimdSum<Op>)
-    if (stride == 1 && n >= 2 * kLanes) return simd_sum(a, p, n);
+  if constexpr (kSimdSum<Op>) {
+    if (stride == 1 && n >= 2 * kLanes) {
+      simd_sum_rows(&a, p, 0, 1, n);
+      return a;
+    }
+  }
   int64_t i = 0;
   if (n >= 2 * kLanes) {
     Acc lane[kLanes];
@@ -253,6 +258,14 @@ class Reducer {
       Acc* a = acc;
       kept_.for_runs(ob, oe, [&](int64_t koff, int64_t kcount, int64_t) {
         const int64_t ks = kept_.inner_stride();
+        if constexpr (kSimdSum<Op>) {
+          // Each output's elements are one contiguous run: the leaf sums several at once.
+          if (reduced_.n == 1 && rs == 1 && re - rb >= 2 * kLanes) {
+            simd_sum_rows(a, in_ + koff + rb, ks, kcount, re - rb);
+            a += kcount;
+            return;
+          }
+        }
         for (int64_t k = 0; k < kcount; ++k, ++a) {
           const T* base = in_ + koff + k * ks;
           reduced_.for_runs(rb, re, [&](int64_t roff, int64_t rcount, int64_t first) {

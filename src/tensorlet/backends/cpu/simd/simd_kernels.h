@@ -81,11 +81,11 @@ typedef void (*BinaryF64)(const double* a, const double* b, double* out, int64_t
 
 // Sums of float32/float64 in float64 lanes, in an order fixed on every target (so every target
 // gives the same bits, and the same bits as the generic reduction loop of cpu_reduce.cpp):
-// acc + p[0 .. n): when n >= 32, element i of each whole block of 16 goes to lane i % 16, the lanes
-// fold as a pairwise tree (lane l += lane l + w for w = 8, 4, 2, 1) into acc, and the elements
-// after the last whole block follow in order.
-typedef double (*SumF32)(double acc, const float* p, int64_t n);
-typedef double (*SumF64)(double acc, const double* p, int64_t n);
+// acc[r] += row r (p + r * stride, n elements) for r < rows: when n >= 32, element i of each whole
+// block of 16 goes to lane i % 16, the lanes fold as a pairwise tree (lane l += lane l + w for
+// w = 8, 4, 2, 1) into acc[r], and the elements after the last whole block follow in order.
+typedef void (*SumRowsF32)(double* acc, const float* p, int64_t stride, int64_t rows, int64_t n);
+typedef void (*SumRowsF64)(double* acc, const double* p, int64_t stride, int64_t rows, int64_t n);
 // acc[j] += rows[r * stride + j] for r = 0, 1, .. nrows - 1 in order, for j < n (a column sum's
 // rows folded into its accumulators).
 typedef void (*AddRowsF32)(double* acc, const float* rows, int64_t stride, int64_t nrows,
@@ -100,8 +100,8 @@ struct SimdKernels {
   UnaryF64 unary_f64[kSimdUnaryCount];
   BinaryF32 binary_f32[kSimdBinaryCount][kSimdLayoutCount];
   BinaryF64 binary_f64[kSimdBinaryCount][kSimdLayoutCount];
-  SumF32 sum_f32;
-  SumF64 sum_f64;
+  SumRowsF32 sum_rows_f32;
+  SumRowsF64 sum_rows_f64;
   AddRowsF32 add_rows_f32;
   AddRowsF64 add_rows_f64;
 };

@@ -27,6 +27,16 @@
 
 #include "tensorlet/backends/cpu/simd/simd_kernels.h"
 
+// GCC 12's intrinsics headers pass "undefined" vectors made with a self-initialization, which
+// -Wmaybe-uninitialized reports where they are inlined (castpd512_pd256, extractf64x4...): the
+// warning is off for the header's own lines.
+#if defined(__x86_64__) || defined(__i386__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
 // SLEEF's vector functions on x86 (the build defines TL_WITH_SLEEF only there).
 #if defined(TL_WITH_SLEEF)
 #define TL_SIMD_VECTOR_MATH 1
@@ -112,64 +122,144 @@ TL_SIMD_BINARY(div, /)
 #undef TL_SIMD_BINARY
 
 // ---- sums in float64 lanes, in the order simd_kernels.h fixes ----------------------------------
-// Sixteen lanes as two vectors of eight doubles, which the compiler splits into the target's
-// registers (eight SSE2, four AVX2 or two AVX-512 ones): the same additions on every target. The
-// vector types are only 8- and 4-aligned, so a vector spilled to the stack is moved unaligned (see
-// TL_SIMD_NO_ASAN below); values move in and out through __builtin_memcpy (no aliasing). Vectors
-// are never passed to or returned from a function (the baseline ABI has no 64-byte ones).
-typedef double VecD8 __attribute__((vector_size(64), aligned(8)));
-typedef float VecF8 __attribute__((vector_size(32), aligned(4)));
+// The sixteen lanes are kSumVectors vectors of the target's width (eight SSE2, four AVX2 or two
+// AVX-512 registers) and fold with vector adds: the same additions on every target. Each lane is
+// a chain of dependent adds, so one row has at most sixteen adds in flight: rows are summed
+// kSumRows at a time for more. Intrinsics, not GCC's generic vectors: GCC 12 widens float to
+// double in halves through the stack for those. No stack arrays (see TL_SIMD_NO_ASAN below).
+#if defined(__x86_64__) || defined(__i386__)
+#if TL_SIMD_LEVEL == 2
+struct SumLanes {
+  typedef __m512d V;
+  enum { kWidth = 8, kRows = 4 };
+  static V zero() { return _mm512_setzero_pd(); }
+  static V load(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  // Lanes 0-3, 4-7 of the 8 after the w = 8 step (lanes 0-7 + lanes 8-15), then w = 4.
+  static __m256d fold_to_4(V l0, V l1) {
+    const V s = _mm512_add_pd(l0, l1);
+    return _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd(s, 1));
+  }
+};
+#elif TL_SIMD_LEVEL == 1
+struct SumLanes {
+  typedef __m256d V;
+  enum { kWidth = 4, kRows = 2 };
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static __m256d fold_to_4(V l0, V l1, V l2, V l3) {
+    return _mm256_add_pd(_mm256_add_pd(l0, l2), _mm256_add_pd(l1, l3));
+  }
+};
+#endif
+#if TL_SIMD_LEVEL >= 1
+// w = 2 and w = 1 from the four lanes left after w = 4.
+inline double fold_4(__m256d u) {
+  const __m128d v = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd(u, 1));
+  return _mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
+}
+// The vectors of one row's lanes, by value (an array's address would put them on the stack).
+template <class L, class... V>
+__attribute__((always_inline)) inline double fold_lanes(V... lanes) {
+  return fold_4(L::fold_to_4(lanes...));
+}
+#else
+struct SumLanes {
+  typedef __m128d V;
+  enum { kWidth = 2, kRows = 1 };
+  static V zero() { return _mm_setzero_pd(); }
+  static V load(const float* p) {
+    return _mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(p)));
+  }
+  static V load(const double* p) { return _mm_loadu_pd(p); }
+  static V add(V a, V b) { return _mm_add_pd(a, b); }
+  static void store(double* p, V v) { _mm_storeu_pd(p, v); }
+};
+template <class L>
+__attribute__((always_inline)) inline double fold_lanes(__m128d l0, __m128d l1, __m128d l2,
+                                                        __m128d l3, __m128d l4, __m128d l5,
+                                                        __m128d l6, __m128d l7) {
+  // lk holds lanes 2k, 2k + 1. w = 8: s_k = lk + l(k + 4); w = 4: u = s_k + s_k+2;
+  // w = 2: u0 + u1; w = 1: the two halves.
+  const __m128d s0 = _mm_add_pd(l0, l4), s1 = _mm_add_pd(l1, l5), s2 = _mm_add_pd(l2, l6),
+                s3 = _mm_add_pd(l3, l7);
+  const __m128d v = _mm_add_pd(_mm_add_pd(s0, s2), _mm_add_pd(s1, s3));
+  return _mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
+}
+#endif
 
-#define TL_SIMD_LOAD_D8(dst, src)                        \
-  do {                                                   \
-    if constexpr (sizeof(*(src)) == 4) {                 \
-      VecF8 narrow_;                                     \
-      __builtin_memcpy(&narrow_, (src), sizeof narrow_); \
-      dst = __builtin_convertvector(narrow_, VecD8);     \
-    } else {                                             \
-      __builtin_memcpy(&dst, (src), sizeof dst);         \
-    }                                                    \
-  } while (0)
+constexpr int kSumVectors = 16 / SumLanes::kWidth;
+
+// acc[r] + row r for R rows p + r * stride of n >= 32 elements, in the fixed order.
+template <typename T, int R>
+__attribute__((always_inline)) inline void sum_block(double* acc, const T* p, int64_t stride,
+                                                     int64_t n) {
+  using L = SumLanes;
+  typename L::V lane[R][kSumVectors];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kSumVectors; ++v) lane[r][v] = L::zero();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < kSumVectors; ++v)
+        lane[r][v] = L::add(lane[r][v], L::load(p + r * stride + i + v * L::kWidth));
+  }
+  // Folded with constant indices only (unrolled), so the lanes stay in registers: an array
+  // indexed by a variable would live on the stack, where ASan's fake stack misaligns it.
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+#if TL_SIMD_LEVEL == 2
+    double a = acc[r] + fold_lanes<L>(lane[r][0], lane[r][1]);
+#elif TL_SIMD_LEVEL == 1
+    double a = acc[r] + fold_lanes<L>(lane[r][0], lane[r][1], lane[r][2], lane[r][3]);
+#else
+    double a = acc[r] + fold_lanes<L>(lane[r][0], lane[r][1], lane[r][2], lane[r][3], lane[r][4],
+                                      lane[r][5], lane[r][6], lane[r][7]);
+#endif
+    const T* row = p + r * stride;
+    for (int64_t k = i; k < n; ++k) a = a + static_cast<double>(row[k]);
+    acc[r] = a;
+  }
+}
 
 template <typename T>
-double sum_k(double acc, const T* p, int64_t n) {
-  int64_t i = 0;
-  if (n >= 32) {
-    VecD8 lo = {}, hi = {}, x, y;
-    for (; i + 16 <= n; i += 16) {
-      TL_SIMD_LOAD_D8(x, p + i);
-      TL_SIMD_LOAD_D8(y, p + i + 8);
-      lo += x;
-      hi += y;
+void sum_rows_k(double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
+  if (n < 32) {  // no lanes: in order
+    for (int64_t r = 0; r < rows; ++r) {
+      double a = acc[r];
+      for (int64_t k = 0; k < n; ++k) a = a + static_cast<double>(p[r * stride + k]);
+      acc[r] = a;
     }
-    const VecD8 s = lo + hi;  // w = 8
-    const double t0 = s[0] + s[4], t1 = s[1] + s[5], t2 = s[2] + s[6], t3 = s[3] + s[7];
-    acc = acc + ((t0 + t2) + (t1 + t3));  // w = 4, 2, 1
+    return;
   }
-  for (; i < n; ++i) acc = acc + static_cast<double>(p[i]);
-  return acc;
+  int64_t r = 0;
+  for (; r + SumLanes::kRows <= rows; r += SumLanes::kRows)
+    sum_block<T, SumLanes::kRows>(acc + r, p + r * stride, stride, n);
+  for (; r < rows; ++r) sum_block<T, 1>(acc + r, p + r * stride, stride, n);
 }
 
 template <typename T>
 void add_rows_k(double* acc, const T* rows, int64_t stride, int64_t nrows, int64_t n) {
+  using L = SumLanes;
+  constexpr int W = L::kWidth;
   int64_t r = 0;
   // Four rows per pass: each accumulator is loaded and stored once per four rows.
   for (; r + 4 <= nrows; r += 4) {
     const T* r0 = rows + r * stride;
     const T *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
     int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-      VecD8 a, x;
-      __builtin_memcpy(&a, acc + j, sizeof a);
-      TL_SIMD_LOAD_D8(x, r0 + j);
-      a += x;
-      TL_SIMD_LOAD_D8(x, r1 + j);
-      a += x;
-      TL_SIMD_LOAD_D8(x, r2 + j);
-      a += x;
-      TL_SIMD_LOAD_D8(x, r3 + j);
-      a += x;
-      __builtin_memcpy(acc + j, &a, sizeof a);
+    for (; j + W <= n; j += W) {
+      typename L::V a = L::load(acc + j);
+      a = L::add(a, L::load(r0 + j));
+      a = L::add(a, L::load(r1 + j));
+      a = L::add(a, L::load(r2 + j));
+      a = L::add(a, L::load(r3 + j));
+      L::store(acc + j, a);
     }
     for (; j < n; ++j)
       acc[j] = acc[j] + static_cast<double>(r0[j]) + static_cast<double>(r1[j]) +
@@ -178,17 +268,45 @@ void add_rows_k(double* acc, const T* rows, int64_t stride, int64_t nrows, int64
   for (; r < nrows; ++r) {
     const T* row = rows + r * stride;
     int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-      VecD8 a, x;
-      __builtin_memcpy(&a, acc + j, sizeof a);
-      TL_SIMD_LOAD_D8(x, row + j);
-      a += x;
-      __builtin_memcpy(acc + j, &a, sizeof a);
-    }
+    for (; j + W <= n; j += W) L::store(acc + j, L::add(L::load(acc + j), L::load(row + j)));
     for (; j < n; ++j) acc[j] = acc[j] + static_cast<double>(row[j]);
   }
 }
-#undef TL_SIMD_LOAD_D8
+
+#else  // not x86: the same order in plain loops
+
+template <typename T>
+void sum_rows_k(double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = p + r * stride;
+    double a = acc[r];
+    int64_t i = 0;
+    if (n >= 32) {
+      double l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, l5 = 0, l6 = 0, l7 = 0, l8 = 0, l9 = 0,
+             l10 = 0, l11 = 0, l12 = 0, l13 = 0, l14 = 0, l15 = 0;
+      for (; i + 16 <= n; i += 16) {
+        l0 += row[i], l1 += row[i + 1], l2 += row[i + 2], l3 += row[i + 3];
+        l4 += row[i + 4], l5 += row[i + 5], l6 += row[i + 6], l7 += row[i + 7];
+        l8 += row[i + 8], l9 += row[i + 9], l10 += row[i + 10], l11 += row[i + 11];
+        l12 += row[i + 12], l13 += row[i + 13], l14 += row[i + 14], l15 += row[i + 15];
+      }
+      const double s0 = l0 + l8, s1 = l1 + l9, s2 = l2 + l10, s3 = l3 + l11, s4 = l4 + l12,
+                   s5 = l5 + l13, s6 = l6 + l14, s7 = l7 + l15;
+      const double u0 = s0 + s4, u1 = s1 + s5, u2 = s2 + s6, u3 = s3 + s7;
+      a = a + ((u0 + u2) + (u1 + u3));
+    }
+    for (; i < n; ++i) a = a + static_cast<double>(row[i]);
+    acc[r] = a;
+  }
+}
+
+template <typename T>
+void add_rows_k(double* acc, const T* rows, int64_t stride, int64_t nrows, int64_t n) {
+  for (int64_t r = 0; r < nrows; ++r)
+    for (int64_t j = 0; j < n; ++j) acc[j] = acc[j] + static_cast<double>(rows[r * stride + j]);
+}
+
+#endif
 
 #if TL_SIMD_VECTOR_MATH
 // ---- SLEEF's vector functions -------------------------------------------------------------------
@@ -459,8 +577,8 @@ constexpr Built build() {
   t.binary_f64[static_cast<int>(SimdBinary::fn)][kSA] = &fn##_sa<double>;
   TL_SIMD_BINARY_OPS(TL_SIMD_SET_BINARY)
 #undef TL_SIMD_SET_BINARY
-  t.sum_f32 = &sum_k<float>;
-  t.sum_f64 = &sum_k<double>;
+  t.sum_rows_f32 = &sum_rows_k<float>;
+  t.sum_rows_f64 = &sum_rows_k<double>;
   t.add_rows_f32 = &add_rows_k<float>;
   t.add_rows_f64 = &add_rows_k<double>;
   b.complete = true;
