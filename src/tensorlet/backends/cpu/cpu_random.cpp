@@ -30,7 +30,7 @@ void fill_block(const RandomParams& p, uint64_t block, T* out, int64_t first, in
   // rand and randn (a = 0, b = 1) skip the affine step, so their bits stay those of the layout.
   const bool plain = p.a == 0 && p.b == 1;
   const bool reduced_uniform = is_reduced_float_v<T> && p.kind == RandomKind::Uniform && plain;
-  double v[4];
+  double v[4] = {};  // every used lane is written below; GCC cannot always tell
   for (int k = 0; k < per_block; ++k) {
     uint64_t u = wide ? (static_cast<uint64_t>(b.v[2 * k + 1]) << 32) | b.v[2 * k] : b.v[k];
     if (p.kind == RandomKind::Integer) {
