@@ -124,23 +124,27 @@ template <typename Op>
 constexpr bool kSimdSum = std::is_same_v<Op, SumOp<float>> || std::is_same_v<Op, SumOp<double>>;
 static_assert(kLanes == 16, "the SIMD sum leaves fold sixteen lanes");
 
+// The table's entry for T (float or double) of a pair of leaves.
+template <typename T, typename F32, typename F64>
+auto leaf_for(F32 f32, F64 f64) {
+  if constexpr (std::is_same_v<T, float>)
+    return f32;
+  else
+    return f64;
+}
+
 // acc[r] += the n elements at p + r * stride, for r < rows (each a contiguous run).
 template <typename T>
 void simd_sum_rows(double* acc, const T* p, int64_t stride, int64_t rows, int64_t n) {
   const simd::SimdKernels& table = simd::kernels();
-  if constexpr (std::is_same_v<T, float>)
-    table.sum_rows_f32(acc, p, stride, rows, n);
-  else
-    table.sum_rows_f64(acc, p, stride, rows, n);
+  leaf_for<T>(table.sum_rows_f32, table.sum_rows_f64)(acc, p, stride, rows, n);
 }
 
+// acc[j] += rows[r * stride + j] for r < nrows, j < n.
 template <typename T>
 void simd_add_rows(double* acc, const T* rows, int64_t stride, int64_t nrows, int64_t n) {
   const simd::SimdKernels& table = simd::kernels();
-  if constexpr (std::is_same_v<T, float>)
-    table.add_rows_f32(acc, rows, stride, nrows, n);
-  else
-    table.add_rows_f64(acc, rows, stride, nrows, n);
+  leaf_for<T>(table.add_rows_f32, table.add_rows_f64)(acc, rows, stride, nrows, n);
 }
 
 // Reduces n elements p[0], p[stride], ... into `a`; independent lanes hide add latency and let
