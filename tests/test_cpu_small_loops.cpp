@@ -1,6 +1,6 @@
 // Small parallel loops (backends/cpu/parallel.h, small_loops.h): they leave the OpenMP team while
 // recent ones ran slower than their caller alone would have (a busy machine), come back after two
-// prompt probes, and give the same results either way.
+// prompt probe loops, and give the same results either way.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -37,17 +37,36 @@ TEST_CASE(
   for (int i = 0; i < 3; ++i) record_slow();
   CHECK(cpu::small_loops_go_parallel());  // a few slow loops are not yet a busy machine
   for (int i = 0; i < 10; ++i) record_slow();
-  // Now only a probe goes parallel, at most one per 50 ms.
+  // Now only a probe goes parallel: three loops in a row, at most one probe per 50 ms.
   int parallel = 0;
   for (int i = 0; i < 100; ++i) parallel += cpu::small_loops_go_parallel();
-  CHECK(parallel <= 1);
-  // Prompt loops (the probes) give the team back.
+  CHECK(parallel <= 3);
+  // A probe's first loop wakes the team, whose threads slept meanwhile: slow even on a quiet
+  // machine. Prompt loops after it give the team back.
+  record_slow();
   record_prompt();
   record_prompt();
   CHECK(cpu::small_loops_go_parallel());
   // Prompt loops alone never switch it off.
   for (int i = 0; i < 1000; ++i) record_prompt();
   CHECK(cpu::small_loops_go_parallel());
+}
+
+TEST_CASE("cpu small loops: a probe is three loops in a row, one probe per 50 ms") {
+  SmallLoopGuard guard;
+  cpu::reset_small_loop_admission();
+  for (int i = 0; i < 20; ++i) record_slow();
+  const auto start = std::chrono::steady_clock::now();
+  int parallel = 0;
+  for (int i = 0; i < 10; ++i) parallel += cpu::small_loops_go_parallel();
+  // Slow probe loops keep small loops on the caller.
+  for (int i = 0; i < 3; ++i) record_slow();
+  const bool after = cpu::small_loops_go_parallel();
+  // Unless this thread was descheduled for 50 ms meanwhile, exactly one probe started.
+  if (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(50)) {
+    CHECK(parallel == 3);
+    CHECK_FALSE(after);
+  }
 }
 
 TEST_CASE("cpu small loops: a broadcast add gives the same bits on the team and on the caller") {

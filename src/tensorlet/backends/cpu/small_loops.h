@@ -8,10 +8,10 @@
 namespace tensorlet::cpu {
 
 // Whether small loops go to the team now (small_loops.cpp): yes while recent ones finished about as
-// fast as the split promised; else they run on the caller, with one sent to the team every
-// 50 ms to notice when threads start promptly again. OpenMP's join waits for every thread of the
-// team, so on a loaded machine one unscheduled thread would stall a 20 µs op for a scheduler
-// slice (milliseconds).
+// fast as the split promised; else they run on the caller, with a probe of three loops in a row
+// sent to the team every 50 ms to notice when threads start promptly again. OpenMP's join waits for
+// every thread of the team, so on a loaded machine one unscheduled thread would stall a 20 µs op
+// for a scheduler slice (milliseconds).
 bool small_loops_go_parallel();
 // Records how a small loop went: its wall time and the time the caller spent on its own chunks.
 void record_small_loop(int64_t wall_ns, int64_t caller_ns, int64_t caller_chunks, int64_t chunks);
