@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tensorlet/backends/cuda/cuda.h"
+#include "tensorlet/backends/cuda/graph.h"
 #include "tensorlet/distributed/distributed.h"
 #include "tensorlet/nn/linear.h"
 #include "tensorlet/parallel/data_parallel.h"

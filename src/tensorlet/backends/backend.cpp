@@ -28,6 +28,13 @@ bool register_backend(const BackendRegistration& r) {
   return true;
 }
 
+void Backend::reserve_random(const Generator& gen, uint64_t blocks, const Tensor& /*out*/,
+                             RandomParams& params) {
+  const PhiloxReservation r = gen.reserve(blocks);
+  params.seed = r.seed;
+  params.offset = r.offset;
+}
+
 Backend& backend_for(Device device) {
   BackendGetter get = backends()[static_cast<size_t>(device.type())];
   // Named after the user's op (tl::zeros, tl::to, ...): "tl::backend" would mean nothing to them.

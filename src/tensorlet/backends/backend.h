@@ -12,6 +12,7 @@
 #include "tensorlet/backends/math/scatter_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/core/allocator.h"
+#include "tensorlet/core/generator.h"
 #include "tensorlet/core/tensor.h"
 
 namespace tensorlet {
@@ -24,7 +25,10 @@ enum class RandomKind : uint8_t { Uniform, Normal, Integer, Exponential };
 struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
   uint64_t seed = 0;
-  uint64_t offset = 0;        // first Philox block (see backends/math/philox.h)
+  uint64_t offset = 0;  // first Philox block (see backends/math/philox.h)
+  // Set by a backend that records work for later (a CUDA graph capture): the kernel reads the
+  // seed and a base block from here at run time and draws from block *(philox_base + 1) + offset.
+  const uint64_t* philox_base = nullptr;
   int64_t low = 0, high = 0;  // Integer only
   double a = 0, b = 1;        // Uniform, Normal, Exponential
 };
@@ -149,6 +153,10 @@ class Backend {
   virtual void cat(const std::vector<Tensor>& inputs, int64_t dim, const Tensor& out) = 0;
   // Fills contiguous out from the Philox stream.
   virtual void random(const RandomParams& params, const Tensor& out) = 0;
+  // Reserves the `blocks` Philox blocks a random op on `out` draws from: params.seed and offset
+  // from gen.reserve(blocks). A backend that records work to replay later overrides it.
+  virtual void reserve_random(const Generator& gen, uint64_t blocks, const Tensor& out,
+                              RandomParams& params);
   // The smallest and largest value of a non-empty int32/int64 tensor, on the host (indexing
   // front-ends check ranges before any kernel runs; a device does it in one pass and one wait).
   virtual void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) = 0;

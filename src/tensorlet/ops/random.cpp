@@ -29,16 +29,15 @@ void fill_random(RandomParams params, const Tensor& out, const Generator& gen) {
   const uint64_t range = static_cast<uint64_t>(params.high) - static_cast<uint64_t>(params.low);
   const bool wide =
       params.kind == RandomKind::Integer ? range > (uint64_t{1} << 32) : out.dtype() == kFloat64;
-  const PhiloxReservation r = gen.reserve(philox::blocks_used(n, wide ? 2 : 1));
-  params.seed = r.seed;
-  params.offset = r.offset;
+  Backend& backend = backend_for(out.device());
+  backend.reserve_random(gen, philox::blocks_used(n, wide ? 2 : 1), out, params);
   if (out.numel() == 0) return;
   if (out.is_contiguous()) {
-    backend_for(out.device()).random(params, out);
+    backend.random(params, out);
   } else {
     Tensor dense = make_tensor(out.shape(), out.dtype(), out.device());
-    backend_for(out.device()).random(params, dense);
-    backend_for(out.device()).copy(dense, out);
+    backend.random(params, dense);
+    backend.copy(dense, out);
   }
 }
 

@@ -115,6 +115,7 @@ Tensor Tensor::to(const TensorOptions& options) const {
 
 template <ElementType T>
 T Tensor::item() const {
+  profiler::OpScope scope("tl::item");  // errors of the copy (a CUDA graph capture) name it
   check_defined(*this, "tl::item");
   if (numel() != 1)
     fail<ShapeError>("tl::item", "a Tensor with ", numel(),

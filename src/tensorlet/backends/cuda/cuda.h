@@ -151,6 +151,8 @@ struct MemoryStats {
   int64_t num_device_allocs = 0;  // cudaMalloc calls made
   int64_t num_device_frees = 0;   // cudaFree calls made
   int64_t num_alloc_retries = 0;  // cudaMalloc failures recovered by freeing the cache
+  int64_t graph_pools = 0;          // memory pools that CUDA graphs hold (graph.h)
+  int64_t graph_pool_reserved = 0;  // bytes of `reserved` in those pools
 };
 MemoryStats memory_stats(int device = -1);
 void reset_peak_stats(int device = -1);

@@ -1,6 +1,8 @@
 // The caching device allocator, one per device: freed blocks wait in free lists of the stream
 // they were allocated on and are handed out again without cudaMalloc; blocks that other streams
-// used (record_stream) wait for events first. Also tl::cuda::memory_stats/empty_cache.
+// used (record_stream) wait for events first. A graph capture allocates from a pool of its own
+// (cuda_capture.h), whose blocks only its graphs use until the last one is reset. Also
+// tl::cuda::memory_stats/empty_cache.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_event_pool.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/core/error.h"
@@ -90,6 +93,7 @@ class QuietOnDevice {
 };
 
 struct StreamFreeLists;
+struct GraphMemoryPool;
 
 struct Block {
   void* ptr = nullptr;
@@ -104,11 +108,23 @@ struct Block {
 // The free blocks of one stream: a block goes back to the stream it was allocated on, where later
 // work is ordered after the work that used it, so it can be handed out again at once.
 struct StreamFreeLists {
-  explicit StreamFreeLists(cudaStream_t s) : stream(s) {}
+  StreamFreeLists(cudaStream_t s, GraphMemoryPool* p) : stream(s), pool(p) {}
   cudaStream_t stream;
+  GraphMemoryPool* pool;  // the graph pool these lists belong to; null: ordinary lists
   std::array<Block*, kSmallClasses> small{};  // intrusive stacks, one per 512-byte size class
   std::vector<Block*> large;                  // sorted by size
   size_t large_blocks = 0;                    // homed here, free or not: large's capacity
+};
+
+// The blocks graph captures allocated under one pool id: free lists per stream as above, kept
+// apart from the ordinary ones while a graph holds the pool (its replays write those blocks).
+// Never deleted, so blocks can point at it; a released pool is revived by its id.
+struct GraphMemoryPool {
+  explicit GraphMemoryPool(uint64_t i) : id(i) {}
+  uint64_t id;
+  int holders = 0;  // graphs (and captures) holding it
+  std::vector<std::unique_ptr<StreamFreeLists>> lists;
+  int64_t reserved = 0;  // bytes of the blocks homed here
 };
 
 struct PendingUse {
@@ -123,12 +139,15 @@ class CachingDeviceAllocator final : public Allocator {
   void* allocate(size_t nbytes) override {
     if (nbytes == 0) return nullptr;
     cudaStream_t stream = current_stream_handle(device_);
+    const uint64_t pool_id = t_open_captures != 0 ? capture_pool(device_) : 0;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!pending_.empty()) check(collect_pending(), "cudaEventQuery");
+    // (Not during a capture: querying events recorded on a capturing stream is an error.)
+    if (!pending_.empty() && t_open_captures == 0) check(collect_pending(), "cudaEventQuery");
     if (nbytes > kMaxRequest) throw_oom(nbytes);
-    StreamFreeLists& lists = lists_for(stream);
+    StreamFreeLists& lists = pool_id != 0 ? pool_lists(pool_id, stream) : lists_for(stream);
     Block* b = nullptr;
-    if (caching_disabled()) {
+    // A graph's blocks must outlive the tensors of its capture, so pools always cache.
+    if (caching_disabled() && pool_id == 0) {
       // Whole 32-bit words: the atomics of 1- and 2-byte elements (cuda_atomics.cuh) swap the
       // aligned word that holds the element, as torch's do, so the last word must be allocated.
       b = new_block((nbytes + 3) / 4 * 4, lists, nbytes);
@@ -152,7 +171,9 @@ class CachingDeviceAllocator final : public Allocator {
       Block* b = it->second;
       b->allocated = false;
       stats_.allocated -= static_cast<int64_t>(b->size);
-      if (caching_disabled()) {
+      GraphMemoryPool* pool = b->home->pool;
+      if (pool != nullptr && pool->holders == 0) rehome(b);  // its graphs are gone
+      if (caching_disabled() && b->home->pool == nullptr) {
         // cudaFree waits for the device, so work of any stream still using the block is done.
         QuietOnDevice on_device(device_);
         if (cudaFree(b->ptr) != cudaSuccess) (void)cudaGetLastError();
@@ -165,6 +186,8 @@ class CachingDeviceAllocator final : public Allocator {
       }
       if (b->uses.empty())
         push_free(b);
+      else if (t_open_captures != 0)
+        deferred_.push_back(b);  // events recorded now could land in the capture
       else
         defer_until_used(b);
     } catch (...) {
@@ -186,7 +209,48 @@ class CachingDeviceAllocator final : public Allocator {
 
   MemoryStats stats() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return stats_;
+    MemoryStats out = stats_;
+    for (const auto& pool : pools_) {
+      if (pool->holders == 0) continue;
+      ++out.graph_pools;
+      out.graph_pool_reserved += pool->reserved;
+    }
+    return out;
+  }
+
+  void retain_pool(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++find_pool(id).holders;
+  }
+
+  // The last holder gone, the pool's free blocks join the ordinary free lists of their streams
+  // (the graphs' replays were ordered before later work there: cuda_graph.cpp's reset), and its
+  // live ones follow when freed.
+  void release_pool(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    GraphMemoryPool& pool = find_pool(id);
+    if (pool.holders == 0 || --pool.holders > 0) return;
+    for (auto& lists : pool.lists) {
+      std::vector<Block*> free_blocks = lists->large;
+      lists->large.clear();
+      for (Block*& head : lists->small) {
+        for (Block* b = head; b != nullptr; b = b->next_free) free_blocks.push_back(b);
+        head = nullptr;
+      }
+      for (Block* b : free_blocks) {
+        rehome(b);
+        push_free(b);
+      }
+    }
+    pool.reserved = 0;
+  }
+
+  // Blocks freed during a capture that other streams had used: their events can be recorded now.
+  void end_capture() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Block*> blocks;
+    blocks.swap(deferred_);
+    for (Block* b : blocks) defer_until_used(b);
   }
 
   void reset_peak() {
@@ -213,9 +277,36 @@ class CachingDeviceAllocator final : public Allocator {
         return *last_lists_;
       }
     }
-    lists_.push_back(std::make_unique<StreamFreeLists>(stream));
+    lists_.push_back(std::make_unique<StreamFreeLists>(stream, nullptr));
     last_lists_ = lists_.back().get();
     return *last_lists_;
+  }
+
+  GraphMemoryPool& find_pool(uint64_t id) {
+    for (auto& pool : pools_)
+      if (pool->id == id) return *pool;
+    pools_.push_back(std::make_unique<GraphMemoryPool>(id));
+    return *pools_.back();
+  }
+
+  StreamFreeLists& pool_lists(uint64_t id, cudaStream_t stream) {
+    GraphMemoryPool& pool = find_pool(id);
+    for (auto& lists : pool.lists)
+      if (lists->stream == stream) return *lists;
+    pool.lists.push_back(std::make_unique<StreamFreeLists>(stream, &pool));
+    return *pool.lists.back();
+  }
+
+  // Moves a block of a released pool to the ordinary lists of its stream (it is not in a free
+  // list). May allocate: deallocate's caller catches.
+  void rehome(Block* b) {
+    StreamFreeLists& to = lists_for(b->home->stream);
+    if (b->size > kSmallMax) {
+      to.large.reserve(to.large_blocks + 1);
+      --b->home->large_blocks;
+      ++to.large_blocks;
+    }
+    b->home = &to;
   }
 
   static Block* take_small(StreamFreeLists& lists, size_t size) {
@@ -254,9 +345,10 @@ class CachingDeviceAllocator final : public Allocator {
     auto block = std::make_unique<Block>();
     if (size > kSmallMax) lists.large.reserve(lists.large_blocks + 1);
     OnDevice on_device(device_);
+    RelaxedCaptureMode relaxed;  // cudaMalloc is not captured
     void* p = nullptr;
     cudaError_t err = cudaMalloc(&p, size);
-    if (err == cudaErrorMemoryAllocation) {
+    if (err == cudaErrorMemoryAllocation && t_open_captures == 0) {
       (void)cudaGetLastError();
       release_cached_after_pending();
       err = cudaMalloc(&p, size);
@@ -277,6 +369,7 @@ class CachingDeviceAllocator final : public Allocator {
     block->size = size;
     block->home = &lists;
     if (size > kSmallMax) ++lists.large_blocks;
+    if (lists.pool != nullptr) lists.pool->reserved += static_cast<int64_t>(size);
     stats_.reserved += static_cast<int64_t>(size);
     ++stats_.num_device_allocs;
     return block.release();
@@ -393,6 +486,8 @@ class CachingDeviceAllocator final : public Allocator {
   std::vector<std::unique_ptr<StreamFreeLists>> lists_;
   StreamFreeLists* last_lists_ = nullptr;  // most allocations come from one stream
   std::vector<PendingUse> pending_;
+  std::vector<std::unique_ptr<GraphMemoryPool>> pools_;
+  std::vector<Block*> deferred_;  // freed during a capture while other streams used them
   MemoryStats stats_;
 };
 
@@ -432,7 +527,17 @@ void reset_peak_stats(int device) {
   allocator_of(resolve_device(device, op), op).reset_peak();
 }
 
+void retain_pool(int device, uint64_t id) {
+  allocator_of(device, current_op_name()).retain_pool(id);
+}
+void release_pool(int device, uint64_t id) {
+  allocator_of(device, current_op_name()).release_pool(id);
+}
+void end_pool_capture(int device) { allocator_of(device, current_op_name()).end_capture(); }
+
 void empty_cache() {
+  check_not_capturing("returns cached memory to CUDA, which waits for the GPU",
+                      "tl::cuda::empty_cache");
   const int n = device_count();
   for (int i = 0; i < n; ++i) allocator_of(i, "tl::cuda::empty_cache").empty_cache();
 }

@@ -3,6 +3,7 @@
 // interface to its file (cuda_kernels.h).
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/cuda/cuda.h"
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/core/error.h"
@@ -140,6 +141,11 @@ class CudaBackend final : public Backend {
   void random(const RandomParams& params, const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::random(params, out);
+  }
+  void reserve_random(const Generator& gen, uint64_t blocks, const Tensor& out,
+                      RandomParams& params) override {
+    if (!cuda::reserve_philox_in_capture(gen, blocks, cuda_index_of(out), params))
+      Backend::reserve_random(gen, blocks, out, params);
   }
   void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) override {
     cuda::index_bounds(index, lo, hi);  // sets the device itself

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/core/error.h"
 
@@ -60,6 +61,7 @@ class BlasHandle {
  private:
   void create(int device) {
     cublasHandle_t handle = nullptr;
+    RelaxedCaptureMode relaxed;  // cublasCreate allocates: not captured, not a capture error
     check_blas(cublasCreate(&handle), "cublasCreate");
     state_.handle = handle;
     state_.math = CUBLAS_DEFAULT_MATH;
@@ -76,7 +78,8 @@ class BlasHandle {
       if (s == stream) workspace = ptr;
     if (!workspace) {
       // From the caching allocator while `stream` is the device's current stream, so the block
-      // belongs to that stream.
+      // belongs to that stream; never from a graph's pool, since it outlives any graph.
+      OutsideCapturePool outside;
       workspace = device_allocator(device).allocate(state_.workspace_bytes);
       state_.workspaces.emplace_back(stream, workspace);
     }

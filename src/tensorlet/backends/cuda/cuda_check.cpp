@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/core/error.h"
@@ -55,7 +56,8 @@ void check_launched(cudaError_t err, cudaStream_t stream, const char* kernel) {
     fail<CudaError>(op, "launch of kernel ", kernel, " failed: ", cudaGetErrorName(err), ": ",
                     cudaGetErrorString(err));
   }
-  if (!launch_blocking()) return;
+  // (Not during a capture: nothing runs until the graph is replayed.)
+  if (!launch_blocking() || t_open_captures != 0) return;
   err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();

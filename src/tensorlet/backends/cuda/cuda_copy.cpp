@@ -1,6 +1,7 @@
 // cuda::copy for every device pair with a CUDA side: same device (the copy kernel), host <->
 // device (cudaMemcpyAsync, staged through contiguous temporaries), and between two GPUs
 // (cuda_copy_peer.cpp).
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/cuda/cuda_copy_peer.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
@@ -36,6 +37,12 @@ void host_to_device(const Tensor& src, const Tensor& out, bool non_blocking) {
     host = host_temp(src, out.dtype());
     cpu_backend().copy(src, host);
   }
+  if (t_open_captures != 0 && !(non_blocking && host.is_same(src) && host.is_pinned()))
+    fail_if_capturing(non_blocking
+                          ? "copies from pageable host memory or converts on the host, which a "
+                            "replay cannot repeat (copy from a pinned tensor of the same dtype)"
+                          : "waits for a copy from the host (a non_blocking copy from a pinned "
+                            "tensor can be captured)");
   OnDevice on_device(device);
   cudaStream_t stream = current_stream_handle(device);
   const Tensor dst =
@@ -69,6 +76,10 @@ void device_to_host(const Tensor& src, const Tensor& out, bool non_blocking) {
   // Straight into out when it can take the bytes as they are; otherwise through a host temp that
   // the CPU converts or scatters from (cheaper than a conversion kernel for small copies).
   const bool direct = dsrc.dtype() == out.dtype() && out.is_contiguous();
+  if (t_open_captures != 0 && !(direct && non_blocking && out.is_pinned()))
+    fail_if_capturing(
+        "waits for the GPU to copy to the host (a non_blocking copy into a pinned "
+        "tensor of the same dtype can be captured)");
   const Tensor host = direct ? out : host_temp(dsrc, dsrc.dtype());
   TL_CUDA_CHECK(cudaMemcpyAsync(host.data_ptr(), dsrc.data_ptr(), dsrc.nbytes(),
                                 cudaMemcpyDeviceToHost, stream));

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_copy_peer.h"
 #include "tensorlet/backends/cuda/cuda_event_pool.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
@@ -101,6 +102,7 @@ class PinnedChunk {
 // event says the chunk arrived. Only the source stream reads src, so it never waits for `to`.
 void staged_memcpy(char* dst, int to, const char* src, int from, size_t bytes,
                    cudaStream_t to_stream, cudaStream_t from_stream) {
+  check_not_capturing("copies between GPUs through host memory");
   for (size_t done = 0; done < bytes;) {
     const size_t len = std::min(kStagingChunk, bytes - done);
     void* host = nullptr;

@@ -2,6 +2,7 @@
 // its guards, device-wide synchronization and the TF32 switch (built with the CUDA backend).
 #include <atomic>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/matmul_precision.h"
 #include "tensorlet/core/error.h"
@@ -51,6 +52,7 @@ void set_device(int device) {
 void synchronize(int device) {
   const int d = resolve_device(device, "tl::cuda::synchronize");
   OnDevice on_device(d);
+  check_not_capturing("waits for the GPU", "tl::cuda::synchronize");
   TL_CUDA_CHECK_OP("tl::cuda::synchronize", cudaDeviceSynchronize());
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cub/block/block_reduce.cuh>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_index_compact.cuh"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 
@@ -50,6 +51,7 @@ int64_t count_selected(const FlagSource<Bits>& src, IndexT n, int64_t tiles, int
     check_launch(s, "compact::scan_kernel");
   }
   int64_t total = 0;
+  check_not_capturing("waits for the GPU to learn how many elements it returns");
   TL_CUDA_CHECK(cudaMemcpyAsync(&total, ends + tiles - 1, sizeof total, cudaMemcpyDeviceToHost, s));
   TL_CUDA_CHECK(cudaStreamSynchronize(s));
   return total;
@@ -271,6 +273,7 @@ void index_bounds(const Tensor& index, int64_t* lo, int64_t* hi) {
   }
   check_launch(s, "index_bounds_kernel");
   uint64_t host[2] = {0, 0};
+  check_not_capturing("waits for the GPU to check that its indices are in range");
   TL_CUDA_CHECK(cudaMemcpyAsync(host, keys, sizeof host, cudaMemcpyDeviceToHost, s));
   TL_CUDA_CHECK(cudaStreamSynchronize(s));
   *lo = static_cast<int64_t>(~host[0] ^ kSignBit);

@@ -26,9 +26,12 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   // rand and randn (a = 0, b = 1) skip the affine step, as on the CPU.
   const bool plain = p.a == 0 && p.b == 1;
+  // In a captured graph the seed and base block are read at run time (set before each replay).
+  const uint64_t seed = p.philox_base ? p.philox_base[0] : p.seed;
+  const uint64_t base = p.philox_base ? p.philox_base[1] : 0;
   for (uint64_t blk = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; blk < blocks;
        blk += stride) {
-    const philox::Block b = philox::philox4x32_10(p.seed, p.offset + blk);
+    const philox::Block b = philox::philox4x32_10(seed, base + p.offset + blk);
     Pack<T, PerBlock> pack;
     if (p.kind == RandomKind::Integer) {
 #pragma unroll

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/core/error.h"
 
@@ -120,11 +121,13 @@ Stream Stream::wrap(CUstream_st* handle, int device) {
 
 void Stream::synchronize() const {
   // The device matters for a wrapped null (legacy default) stream.
+  check_not_capturing("waits for the GPU", "tl::cuda::Stream::synchronize");
   OnDevice on_device(device_);
   TL_CUDA_CHECK_OP("tl::cuda::Stream::synchronize", cudaStreamSynchronize(handle_));
 }
 
 bool Stream::query() const {
+  check_not_capturing("asks whether the GPU is done", "tl::cuda::Stream::query");
   OnDevice on_device(device_);
   const cudaError_t err = cudaStreamQuery(handle_);
   if (err == cudaErrorNotReady) {
@@ -204,6 +207,7 @@ void Event::wait(const Stream& stream) {
 
 void Event::synchronize() const {
   if (event_ == nullptr) return;
+  check_not_capturing("waits for the GPU", "tl::cuda::Event::synchronize");
   TL_CUDA_CHECK_OP("tl::cuda::Event::synchronize", cudaEventSynchronize(event_));
 }
 

@@ -2,6 +2,7 @@
 // memory statistics are zeros, and everything that needs a device throws DeviceError.
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/cuda/cuda.h"
+#include "tensorlet/backends/cuda/graph.h"
 #include "tensorlet/backends/matmul_precision.h"
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/core/error.h"
@@ -67,6 +68,35 @@ MemoryStats memory_stats(int) { return {}; }
 void reset_peak_stats(int) {}
 void empty_cache() {}
 void record_stream(const Tensor&, const Stream&) { unavailable("tl::cuda::record_stream"); }
+
+// Graphs: nothing can be captured, so nothing is ever captured or replayed.
+GraphPool graph_pool_handle() {
+  static uint64_t next = 1;
+  return GraphPool{next++};
+}
+struct Graph::Impl {};
+Graph::Graph() = default;
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+void Graph::capture(const std::function<void()>&, GraphPool) {
+  unavailable("tl::cuda::Graph::capture");
+}
+void Graph::capture(const std::vector<int>&, const std::function<void()>&, GraphPool) {
+  unavailable("tl::cuda::Graph::capture");
+}
+void Graph::begin_capture(GraphPool) { unavailable("tl::cuda::Graph::begin_capture"); }
+void Graph::begin_capture(const std::vector<int>&, GraphPool) {
+  unavailable("tl::cuda::Graph::begin_capture");
+}
+void Graph::end_capture() { unavailable("tl::cuda::Graph::end_capture"); }
+void Graph::replay() { unavailable("tl::cuda::Graph::replay"); }
+void Graph::reset() {}
+bool Graph::is_captured() const { return false; }
+bool Graph::is_capturing() const { return false; }
+GraphPool Graph::pool() const { return {}; }
+std::vector<int> Graph::devices() const { return {}; }
+int64_t Graph::num_nodes() const { return 0; }
 
 // Views of tl::set_float32_matmul_precision, as in the CUDA build: the setting exists (and is
 // kept) without a GPU, so code that sets it runs unchanged.

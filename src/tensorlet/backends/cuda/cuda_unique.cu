@@ -16,6 +16,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/math/unique_rows.h"
@@ -155,6 +156,7 @@ UniqueResult unique_typed(const Tensor& in, bool consecutive, bool want_inverse,
   Scratch<uint8_t> temp(static_cast<int64_t>(bytes), device);
   TL_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.p, bytes, flags.p, group.p, n, s));
   int64_t u = 0;
+  check_not_capturing("waits for the GPU to learn how many values it returns");
   TL_CUDA_CHECK(cudaMemcpyAsync(&u, group.p + n - 1, sizeof u, cudaMemcpyDeviceToHost, s));
   TL_CUDA_CHECK(cudaStreamSynchronize(s));
 
