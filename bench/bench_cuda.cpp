@@ -1,6 +1,6 @@
 // CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
 // 12), O1's softmax, O2's sorts, O3's topk, O4's cumsum and O5's scatter_add / index_add (issue
-// 14), each against a raw floor measured in the same run.
+// 14), G7/G8's CUDA graphs (issue 16), each against a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 O2 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -89,6 +89,46 @@ Workload events(std::function<void()> body) {
 
 using tl_bench::fmt;
 using tl_bench::row;
+
+// ---- G7, G8: CUDA graphs (issue 16) -------------------------------------------------------------
+
+void bench_graphs() {
+  constexpr int kOps = 20000;
+  const tl::Device gpu = tl::Device::cuda(0);
+  tl::Tensor a10 = tl::rand({10, 10}, gpu), b10 = tl::rand({10, 10}, gpu);
+  // The floor: a raw CUDA graph of kOps empty kernels, captured on the same stream.
+  cudaGraph_t raw_graph = nullptr;
+  cudaGraphExec_t raw_exec = nullptr;
+  CK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < kOps; ++i) bench::launch_empty(g_stream);
+  CK(cudaStreamEndCapture(g_stream, &raw_graph));
+  CK(cudaGraphInstantiate(&raw_exec, raw_graph, 0));
+  tl::cuda::Graph adds, loop;
+  adds.capture([&] {
+    for (int i = 0; i < kOps; ++i) (void)tl::add(a10, b10);
+  });
+  // Seed 000's loop: a fresh 10x10 uniform and its square, kOps times.
+  const auto body = [] {
+    for (int i = 0; i < kOps; ++i) {
+      tl::Tensor x = tl::rand({10, 10}, tl::Device::cuda(0));
+      g_sink = g_sink + (x * x).numel();
+    }
+  };
+  body();
+  loop.capture(body);
+  auto t = interleaved_medians(7, 2,
+                               {host_synced([&] { CK(cudaGraphLaunch(raw_exec, g_stream)); }),
+                                host_synced([&] { adds.replay(); }), host_synced(body),
+                                host_synced([&] { loop.replay(); })});
+  const double floor_us = t[0] / kOps * 1e6, add_us = t[1] / kOps * 1e6;
+  row("G7", "10x10 add, 20 000 in a graph, per op", fmt("%.3f us", add_us),
+      fmt("raw graph, empty kernels %.3f us", floor_us), add_us / floor_us, "<= 1.2 us",
+      add_us <= 1.2);
+  row("G8", "20 000 x (rand(10,10), x*x), graph", fmt("%.2f ms", t[3] * 1e3),
+      fmt("eager %.2f ms", t[2] * 1e3), t[2] / t[3], ">= 4x", t[2] / t[3] >= 4.0);
+  CK(cudaGraphExecDestroy(raw_exec));
+  CK(cudaGraphDestroy(raw_graph));
+}
 
 // ---- G1, G2: per-op host cost of tiny ops vs an empty kernel launch ---------------------------
 
@@ -705,6 +745,7 @@ int main(int argc, char** argv) {
   if (o2 || o3) section("O2", [&] { bench_ordering(o2, o3); });
   if (wanted(argc, argv, "O4")) section("O4", [] { bench_cumsum(); });
   if (wanted(argc, argv, "O5")) section("O5", [] { bench_scatter(); });
+  if (wanted(argc, argv, "G7") || wanted(argc, argv, "G8")) section("G7", [] { bench_graphs(); });
   section("end", [] { tl::cuda::synchronize(); });
 
   std::printf(
@@ -718,6 +759,7 @@ int main(int argc, char** argv) {
       "       (read + write) / D2D copy GB/s; O2 = sort time / CUB's radix sort of (key, int64)\n"
       "       pairs; O3 = topk time / one read of its input at D2D copy rate; O4 = cumsum GB/s\n"
       "       (read + write) / D2D copy GB/s; O5 = time / a raw atomicAdd kernel's (no copy of\n"
-      "       self, no index check)\n");
+      "       self, no index check); G7 = per-op replay time / a raw graph's per empty kernel\n"
+      "       (the target is absolute); G8 = eager loop time / its graph's replay time\n");
   return failed == 0 ? 0 : 1;
 }
