@@ -117,6 +117,16 @@ Graph::Impl* graph_capturing_on(int device) {
   return nullptr;
 }
 
+// The slot kernel's launch, with `args` = {&slots, &values}.
+cudaKernelNodeParams philox_node_params(void** args) {
+  cudaKernelNodeParams params{};
+  params.func = const_cast<void*>(philox_slot_kernel());
+  params.gridDim = dim3(1);
+  params.blockDim = dim3(2 * kMaxGraphGenerators);
+  params.kernelParams = args;
+  return params;
+}
+
 // Adds the Philox slot kernel ahead of every root of a captured graph (before instantiation).
 void add_philox_node(DeviceCapture& c, const char* op) {
   size_t roots = 0;
@@ -126,11 +136,7 @@ void add_philox_node(DeviceCapture& c, const char* op) {
   PhiloxSlotValues values{};
   values.n = static_cast<int>(c.philox.size());
   void* args[] = {&c.slots, &values};
-  cudaKernelNodeParams params{};
-  params.func = const_cast<void*>(philox_slot_kernel());
-  params.gridDim = dim3(1);
-  params.blockDim = dim3(2 * kMaxGraphGenerators);
-  params.kernelParams = args;
+  const cudaKernelNodeParams params = philox_node_params(args);
   TL_CUDA_CHECK_OP(op, cudaGraphAddKernelNode(&c.philox_node, c.graph, nullptr, 0, &params));
   const std::vector<cudaGraphNode_t> from(roots, c.philox_node);
   if (roots > 0)
@@ -148,11 +154,7 @@ void set_philox_for_replay(DeviceCapture& c, const char* op) {
     values.v[2 * i + 1] = r.offset;
   }
   void* args[] = {&c.slots, &values};
-  cudaKernelNodeParams params{};
-  params.func = const_cast<void*>(philox_slot_kernel());
-  params.gridDim = dim3(1);
-  params.blockDim = dim3(2 * kMaxGraphGenerators);
-  params.kernelParams = args;
+  const cudaKernelNodeParams params = philox_node_params(args);
   TL_CUDA_CHECK_OP(op, cudaGraphExecKernelNodeSetParams(c.exec, c.philox_node, &params));
 }
 
