@@ -129,8 +129,14 @@ void real_batched(const Setup& s) {
   }
 }
 
+// Part 3b's wall times (GPU only; zeros without one).
+struct GraphTimes {
+  double graph_s = 0, eager_s = 0, batched_s = 0;
+};
+
 struct LoopResults {
   Profiled loop, fake, batched;
+  GraphTimes graph;  // the plain loop as one CUDA graph, against eager and batched, unprofiled
   std::optional<Profiled> batched_1t;  // real batching on one thread (CPU, several threads)
   // Whether the threads cost more than they saved: a loaded machine makes each parallel op wait
   // for a busy core.
@@ -151,6 +157,44 @@ Profiled one_thread(const Setup& s, const Profiled& batched) {
   return r;
 }
 
+// Not in the notebook: the plain loop captured once as a CUDA graph and replayed (the same 40 000
+// kernels, launched by the host in one call), timed without the profiler against the eager loop
+// and real batching: medians of 3 wall times (device synchronized), interleaved, after one each.
+GraphTimes graph_loop(const Setup& s) {
+  std::printf(
+      "\n3b. The plain loop captured as one CUDA graph and replayed (not in the notebook)\n");
+  GraphTimes g;
+  if (!s.gpu) {
+    std::printf(
+        "   CUDA graphs need a GPU. On one, the 40 000 kernels of part 1 are launched by one\n"
+        "   host call, so the host's per-op cost goes; the kernels still run one by one.\n");
+    return g;
+  }
+  tl::cuda::Graph graph;
+  graph.capture([&] { plain_loop(s); });
+  const std::function<void()> work[] = {[&] { graph.replay(); }, [&] { plain_loop(s); },
+                                        [&] { real_batched(s); }};
+  std::vector<double> t[3];
+  for (int r = 0; r < 4; ++r)
+    for (int k = 0; k < 3; ++k) {
+      s.sync();
+      const auto start = Clock::now();
+      work[k]();
+      s.sync();
+      if (r > 0) t[k].push_back(seconds_since(start));
+    }
+  for (auto& v : t) std::sort(v.begin(), v.end());
+  g.graph_s = t[0][1];
+  g.eager_s = t[1][1];
+  g.batched_s = t[2][1];
+  std::printf(
+      "   %lld operations in the graph. Unprofiled wall times: replay %s, eager loop %s,\n"
+      "   real batching %s\n",
+      static_cast<long long>(graph.num_nodes()), time_str(g.graph_s).c_str(),
+      time_str(g.eager_s).c_str(), time_str(g.batched_s).c_str());
+  return g;
+}
+
 LoopResults loops_and_batches(const Setup& s) {
   LoopResults r;
   std::printf("1. Plain loop: 20000 x (x = rand(10, 10) on %s; y = x * x)\n",
@@ -169,6 +213,7 @@ LoopResults loops_and_batches(const Setup& s) {
   r.batched = profile_run(s, [&] { real_batched(s); });
   print_profiled("real batching", r.batched, "not in the notebook");
   if (!s.gpu && tl::get_num_threads() > 1) r.batched_1t = one_thread(s, r.batched);
+  r.graph = graph_loop(s);
   return r;
 }
 
@@ -265,6 +310,14 @@ void explain_loops(const Setup& s, const LoopResults& r) {
       ratio_words(r.batched.self_cpu_s, r.loop.self_cpu_s).c_str());
   explain_fake(s, r.loop, r.fake, r.threads_hurt());
   explain_real(r);
+  const GraphTimes& g = r.graph;
+  if (g.graph_s > 0)
+    std::printf(
+        "   Replayed as a graph, the plain loop is %s its eager run and %s\n"
+        "   real batching: a graph removes the host's cost per op, but each of its 40 000\n"
+        "   kernels still runs on the GPU (%s each), where batching runs 40.\n",
+        ratio_words(g.graph_s, g.eager_s).c_str(), ratio_words(g.graph_s, g.batched_s).c_str(),
+        time_str(g.graph_s / (2.0 * kSmall)).c_str());
 }
 
 // ---- 4. the notebook's f(): elementwise products of dstacked lists ----------------------------
