@@ -186,7 +186,7 @@ class CachingDeviceAllocator final : public Allocator {
       }
       if (b->uses.empty())
         push_free(b);
-      else if (t_open_captures != 0)
+      else if (t_open_captures != 0 && capturing_on(device_))
         deferred_.push_back(b);  // events recorded now could land in the capture
       else
         defer_until_used(b);

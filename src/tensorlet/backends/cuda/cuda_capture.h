@@ -15,7 +15,11 @@ namespace tensorlet::cuda {
 // constant-initialized, so reading it is one TLS load, with no wrapper call.
 inline thread_local int t_open_captures = 0;
 
-// The pool id the calling thread's capture on `device` allocates from, 0 when it has none.
+// True when the calling thread is capturing work on `device`.
+bool capturing_on(int device);
+
+// The pool id the calling thread's capture on `device` allocates from, 0 when it has none (or
+// inside OutsideCapturePool).
 uint64_t capture_pool(int device);
 
 // Throws DeviceError naming the current op when the calling thread is capturing (on any device:

@@ -177,6 +177,8 @@ std::vector<int> resolve_devices(const std::vector<int>& devices, const char* op
 
 // ---- what the backend asks (cuda_capture.h) ----
 
+bool capturing_on(int device) { return graph_capturing_on(device) != nullptr; }
+
 uint64_t capture_pool(int device) {
   if (t_outside_pool != 0) return 0;
   Graph::Impl* g = graph_capturing_on(device);
