@@ -145,12 +145,12 @@ class Event {
 
 // Device memory figures of the caching allocator, in bytes.
 struct MemoryStats {
-  int64_t allocated = 0;          // held by live tensors now
-  int64_t reserved = 0;           // obtained from cudaMalloc, live or cached
-  int64_t peak_allocated = 0;     // the largest `allocated` seen since start or reset_peak_stats
-  int64_t num_device_allocs = 0;  // cudaMalloc calls made
-  int64_t num_device_frees = 0;   // cudaFree calls made
-  int64_t num_alloc_retries = 0;  // cudaMalloc failures recovered by freeing the cache
+  int64_t allocated = 0;            // held by live tensors now
+  int64_t reserved = 0;             // obtained from cudaMalloc, live or cached
+  int64_t peak_allocated = 0;       // the largest `allocated` seen since start or reset_peak_stats
+  int64_t num_device_allocs = 0;    // cudaMalloc calls made
+  int64_t num_device_frees = 0;     // cudaFree calls made
+  int64_t num_alloc_retries = 0;    // cudaMalloc failures recovered by freeing the cache
   int64_t graph_pools = 0;          // memory pools that CUDA graphs hold (graph.h)
   int64_t graph_pool_reserved = 0;  // bytes of `reserved` in those pools
 };
