@@ -103,17 +103,14 @@ void discard_capture(Graph::Impl& g, const std::string& why) noexcept {
   g.discarded_by = why;
 }
 
-DeviceCapture* capture_on(int device) {
+// The innermost capture of the calling thread on `device` (null: none), and its graph.
+DeviceCapture* capture_on(int device, Graph::Impl** owner = nullptr) {
   for (auto g = t_capturing.rbegin(); g != t_capturing.rend(); ++g)
     for (DeviceCapture& c : (*g)->captures)
-      if (c.device == device) return &c;
-  return nullptr;
-}
-
-Graph::Impl* graph_capturing_on(int device) {
-  for (auto g = t_capturing.rbegin(); g != t_capturing.rend(); ++g)
-    for (DeviceCapture& c : (*g)->captures)
-      if (c.device == device) return *g;
+      if (c.device == device) {
+        if (owner != nullptr) *owner = *g;
+        return &c;
+      }
   return nullptr;
 }
 
@@ -177,12 +174,12 @@ std::vector<int> resolve_devices(const std::vector<int>& devices, const char* op
 
 // ---- what the backend asks (cuda_capture.h) ----
 
-bool capturing_on(int device) { return graph_capturing_on(device) != nullptr; }
+bool capturing_on(int device) { return capture_on(device) != nullptr; }
 
 uint64_t capture_pool(int device) {
   if (t_outside_pool != 0) return 0;
-  Graph::Impl* g = graph_capturing_on(device);
-  return g != nullptr ? g->pool : 0;
+  Graph::Impl* g = nullptr;
+  return capture_on(device, &g) != nullptr ? g->pool : 0;
 }
 
 OutsideCapturePool::OutsideCapturePool() { ++t_outside_pool; }
@@ -314,15 +311,7 @@ void Graph::begin_capture(const std::vector<int>& devices, GraphPool pool) {
     const cudaError_t err = cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) {
       release_pool(d, g.pool);
-      for (DeviceCapture& begun : g.captures) {
-        OnDevice on(begun.device);
-        cudaGraph_t graph = nullptr;
-        if (cudaStreamEndCapture(begun.stream, &graph) != cudaSuccess) (void)cudaGetLastError();
-        if (graph != nullptr) (void)cudaGraphDestroy(graph);
-        release_pool(begun.device, g.pool);
-      }
-      g.captures.clear();
-      g.pool = 0;
+      discard_capture(g, "cudaStreamBeginCapture failed");  // the devices begun before this one
       check(err, op, "cudaStreamBeginCapture");
     }
     g.captures.push_back(c);
