@@ -1,5 +1,6 @@
 // Bad-input suite, printing, devices, the benchmark Timer and the names errors carry.
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,6 +38,20 @@ const tl::Device kCuda = tl::Device::cuda(0);
 TEST_CASE("bad input: misc") {
   run_bad_inputs({
       TL_BAD(tl::ShapeError, "[tl::view] ", "", tl::ones({2}).view({3})),
+  });
+}
+
+// CUDA graphs (test_cuda_graph.cpp has the capture-time errors): refused before any device work,
+// so the same rows hold with and without a GPU.
+TEST_CASE("bad input: CUDA graphs") {
+  using Fn = std::function<std::vector<tl::Tensor>(const std::vector<tl::Tensor>&)>;
+  run_bad_inputs({
+      TL_BAD(tl::Error, "[tl::cuda::Graph::replay] ", "", tl::cuda::Graph().replay()),
+      TL_BAD(tl::ShapeError, "[tl::cuda::graphed] ", "at least one",
+             tl::cuda::graphed(Fn([](const std::vector<tl::Tensor>& v) { return v; }), {})),
+      TL_BAD(tl::DeviceError, "[tl::cuda::graphed] ", "CUDA tensors",
+             tl::cuda::graphed(Fn([](const std::vector<tl::Tensor>& v) { return v; }),
+                               {tl::ones({2})})),
   });
 }
 
