@@ -4,6 +4,7 @@
 // GPU refused during a capture (which is then discarded, the library still working), and misuse.
 // The device cases skip without a CUDA device.
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "test_util.h"
@@ -285,12 +286,18 @@ TEST_CASE("cuda graph: the profiler shows a replay as a \"graph replay\" row wit
   for (const prof::Event& e : events)
     if (e.name == "graph replay") replay = &e;
   REQUIRE(replay != nullptr);
-  int kernels = 0;
-  for (const prof::Event& e : events)
-    if (e.kind == prof::EventKind::Kernel && e.parent == replay->id) ++kernels;
-  CHECK(kernels == 5);
-  bool row = false;
   const prof::KeyAverages averages = profile.key_averages();
+  // Under compute-sanitizer CUPTI cannot start: the CUDA-event fallback times the replay as a
+  // whole (no kernel records), which the row's GPU time below still checks.
+  if (averages.table().find("CUPTI unavailable") == std::string::npos) {
+    int kernels = 0;
+    for (const prof::Event& e : events)
+      if (e.kind == prof::EventKind::Kernel && e.parent == replay->id) ++kernels;
+    CHECK(kernels == 5);
+  } else {
+    MESSAGE("CUPTI unavailable here: the replay's kernels are timed by CUDA events as a whole");
+  }
+  bool row = false;
   for (const auto& r : averages.rows())
     if (r.key == "graph replay") {
       row = true;

@@ -30,6 +30,9 @@ void op_end(uint8_t state);
 void op_inputs(std::initializer_list<const Tensor*> inputs);
 void op_inputs(const Tensor* tensors, size_t count);
 void op_flops(int64_t flops);
+// The innermost open scope runs work on `device` without tensor inputs (a graph replay): the
+// CUDA-event fallback then times it.
+void op_device(const Device& device);
 // profile_memory: Storage reports each allocation (+bytes) and free (-bytes).
 void memory_event(int64_t bytes, Device device);
 }  // namespace detail
@@ -59,6 +62,10 @@ class OpScope {
   template <class Container>
   void inputs_of(const Container& tensors) const {
     if (state_ != 0) detail::op_inputs(tensors.data(), tensors.size());
+  }
+  // Work on a device that no tensor input names (a graph replay), for the CUDA-event fallback.
+  void on_device(const Device& device) const {
+    if (state_ != 0) detail::op_device(device);
   }
   // Floating-point operations for with_flops (matmul family).
   void flops(int64_t count) const {

@@ -308,6 +308,14 @@ void op_inputs(std::initializer_list<const Tensor*> inputs) {
   record_inputs(inputs.size(), [&inputs](size_t i) { return inputs.begin()[i]; });
 }
 
+void op_device(const Device& device) {
+  ThreadState* ts = thread_state();
+  if (ts == nullptr || !device.is_cuda()) return;
+  std::lock_guard guard(ts->lock);
+  Buffer* b = ts->buffer;
+  if (b != nullptr && b->flags.gpu == GpuMode::Events) mark_cuda(*b);
+}
+
 void op_flops(int64_t flops) {
   ThreadState* ts = thread_state();
   if (ts == nullptr) return;

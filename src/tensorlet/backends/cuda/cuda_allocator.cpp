@@ -173,7 +173,8 @@ class CachingDeviceAllocator final : public Allocator {
       stats_.allocated -= static_cast<int64_t>(b->size);
       GraphMemoryPool* pool = b->home->pool;
       if (pool != nullptr && pool->holders == 0) rehome(b);  // its graphs are gone
-      if (caching_disabled() && b->home->pool == nullptr) {
+      // (Not during a capture, which a cudaFree would invalidate: the block then stays cached.)
+      if (caching_disabled() && b->home->pool == nullptr && t_open_captures == 0) {
         // cudaFree waits for the device, so work of any stream still using the block is done.
         QuietOnDevice on_device(device_);
         if (cudaFree(b->ptr) != cudaSuccess) (void)cudaGetLastError();

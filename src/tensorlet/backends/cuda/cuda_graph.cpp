@@ -381,6 +381,7 @@ void Graph::replay() {
   if (!impl_ || !impl_->captured) fail<Error>(op, "nothing captured; call capture() first");
   for (DeviceCapture& c : impl_->captures) {
     OnDevice on_device(c.device);
+    scope.on_device(Device::cuda(c.device));
     const cudaStream_t s = current_stream_handle(c.device);
     if (!c.philox.empty()) set_philox_for_replay(c, op);
     TL_CUDA_CHECK_OP(op, cudaGraphLaunch(c.exec, s));
