@@ -57,7 +57,21 @@ Tensor dense_copy(const Tensor& t) {
 
 // ---- our kernels: small matrices of every dtype, integers of any size ----
 //
+// Floats up to kMediumDim a side take the tiled kernel too: one plain launch, where cuBLAS costs
+// the host several times that (about 10 µs per call on an H100), which held back eager work on two
+// GPUs from one thread (bench_multi_gpu's M1). Bounded by kMediumWork multiply-adds so that a big
+// batch still goes to cuBLAS's tuned kernels.
+//
 // float16/bfloat16 accumulate in float there (MatmulAcc), so a small product matches cuBLAS's.
+
+constexpr int64_t kMediumDim = 128;
+constexpr int64_t kMediumWork = kMediumDim * kMediumDim * kMediumDim;
+
+bool medium_product(const Tensor& out, int64_t m, int64_t n, int64_t k) {
+  if (m > kMediumDim || n > kMediumDim || k > kMediumDim) return false;
+  const int64_t batch = out.numel() / std::max<int64_t>(m * n, 1);
+  return batch <= kMediumWork / std::max<int64_t>(m * n * k, 1);
+}
 
 template <typename T>
 void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStream_t s,
@@ -102,7 +116,7 @@ void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStre
     check_launch(s, "small_matmul_kernel");
     return;
   }
-  if constexpr (!is_floating_v<T>) {  // floats beyond small sizes go to cuBLAS
+  {  // integers of any size; floats of medium size (medium_product)
     const int64_t tiles = p.batch * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
     tiled_matmul_kernel<T><<<grid_for(tiles, 1), dim3(kTile, kTile), 0, s>>>(p);
     check_launch(s, "tiled_matmul_kernel");
@@ -336,7 +350,8 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     TL_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.nbytes(), s));
     return;
   }
-  const bool small = m <= kSmallDim && n <= kSmallDim && k <= kSmallDim;
+  const bool small =
+      (m <= kSmallDim && n <= kSmallDim && k <= kSmallDim) || medium_product(out, m, n, k);
   dispatch_dtype<kNumericDTypes>(
       out.dtype(),
       [&]<typename T>() {
@@ -360,7 +375,8 @@ void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Ten
   const int64_t nd = out.dim();
   const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   cudaStream_t s = current_stream_handle(out.device().index());
-  const bool small = m <= kSmallDim && n <= kSmallDim && k <= kSmallDim;
+  const bool small =
+      (m <= kSmallDim && n <= kSmallDim && k <= kSmallDim) || medium_product(out, m, n, k);
   const bool keep = gemm_reads_out(beta);
   dispatch_dtype<kNumericDTypes>(
       out.dtype(),
