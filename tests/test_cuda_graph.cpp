@@ -76,6 +76,43 @@ TEST_CASE("cuda graph: a chain of ops that free their temporaries replays to the
   tl_test::check_values(acc, std::vector<double>(64, 5.0), 0, 0);
 }
 
+TEST_CASE("cuda graph: kernels launched early inside a graph still see every earlier write") {
+  TL_TEST_REQUIRE_CUDA();
+  // On Hopper, elementwise and random kernels captured in a graph launch while the kernel before
+  // them runs (cuda_dependent_launch.h) and wait on the device before touching memory. Kernels of
+  // many waves, read-after-write and write-after-read through blocks the pool reuses, strided and
+  // transposed operands, cuBLAS and a reduction in between: the replay must equal the eager run.
+  const Tensor x0 = random_cuda({1024, 768});
+  Tensor x = x0.clone();
+  const Tensor w = random_cuda({768, 64});
+  const auto work = [&] {
+    Tensor t = x * 0.5;
+    for (int i = 0; i < 6; ++i) {
+      Tensor u = t + 1.0;                     // reads t
+      t = u * t;                              // t's old block is free now: a later op reuses it
+      t = t.t().contiguous().t() - u * 0.25;  // strided copy, then a flat op
+      t = t / (tl::abs(t) + 1.0);
+    }
+    Tensor r = tl::rand({1024, 768}, kCuda);
+    Tensor m = tl::matmul(t + r * 0.0, w);  // cuBLAS reads the elementwise results
+    return tl::sum(m * m, {1}) + t.narrow(1, 3, 64).sum({1});
+  };
+  const Tensor want = work();
+  Tensor out;
+  Graph g;
+  g.capture([&] { out = work(); });
+  for (int round = 0; round < 3; ++round) {
+    out.fill_(-1.0);  // poison: every replay rewrites it
+    g.replay();
+    tl_test::check_values(out, tl_test::values_of(want), 1e-3, 1e-4);
+  }
+  // Static inputs change between replays.
+  x.copy_(tl_test::random_tensor({1024, 768}));
+  const Tensor want2 = work();
+  g.replay();
+  tl_test::check_values(out, tl_test::values_of(want2), 1e-3, 1e-4);
+}
+
 TEST_CASE("cuda graph: the pool keeps the graph's memory apart until the last graph is reset") {
   TL_TEST_REQUIRE_CUDA();
   tl::cuda::synchronize();

@@ -1,8 +1,12 @@
 // tl::cuda devices: count and availability, properties and free memory, the current device and
 // its guards, device-wide synchronization and the TF32 switch (built with the CUDA backend).
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstdlib>
 
 #include "tensorlet/backends/cuda/cuda_capture.h"
+#include "tensorlet/backends/cuda/cuda_dependent_launch.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/matmul_precision.h"
 #include "tensorlet/core/error.h"
@@ -54,6 +58,24 @@ void synchronize(int device) {
   OnDevice on_device(d);
   check_not_capturing("waits for the GPU", "tl::cuda::synchronize");
   TL_CUDA_CHECK_OP("tl::cuda::synchronize", cudaDeviceSynchronize());
+}
+
+bool dependent_launch_supported(int device) {
+  // Per device, looked up once; devices beyond the table go without.
+  static constexpr int kMaxDevices = 64;
+  static const auto supported = [] {
+    std::array<bool, kMaxDevices> table{};
+    if (std::getenv("TL_CUDA_NO_DEPENDENT_LAUNCH") != nullptr) return table;
+    const int n = std::min(device_count(), kMaxDevices);
+    for (int d = 0; d < n; ++d) {
+      int major = 0;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess)
+        (void)cudaGetLastError();
+      table[static_cast<size_t>(d)] = major >= 9;
+    }
+    return table;
+  }();
+  return device >= 0 && device < kMaxDevices && supported[static_cast<size_t>(device)];
 }
 
 DeviceProperties get_device_properties(int device) {

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "tensorlet/backends/backend.h"
+#include "tensorlet/backends/cuda/cuda_dependent_launch.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
 #include "tensorlet/core/convert.h"
 
@@ -68,6 +69,7 @@ struct FlatArgs {
   uint32_t host_mask;    // bit k: input k is a scalar passed by value in host_bits[k]
   uint64_t host_bits[N > 0 ? N : 1];
   bool vectorize;  // every non-scalar pointer is aligned to its vector
+  bool dependent;  // launched early in a graph (cuda_dependent_launch.h): wait on the device first
 };
 
 // The value of a scalar input of type T from the bits it was passed in (a bool from its byte).
@@ -93,6 +95,7 @@ struct StridedArgs {
   uint32_t n;
   uint32_t host_mask;  // bit k: operand k + 1 is a scalar passed by value in host_bits[k + 1]
   uint64_t host_bits[M];
+  bool dependent;  // as FlatArgs::dependent
 };
 
 template <typename Op, typename Out, typename... In>
@@ -103,6 +106,11 @@ struct ElementwiseBody {
   template <size_t... I>
   static __device__ __forceinline__ void flat(const Op& op, const FlatArgs<N>& a,
                                               ::cuda::std::index_sequence<I...>) {
+    // Only a launch that may start early runs these (eager kernels skip them: no cost to big ones).
+    if (a.dependent) {
+      wait_for_prior_kernels();
+      allow_next_kernel();
+    }
     Out* out = static_cast<Out*>(a.out);
     const int64_t step = int64_t{gridDim.x} * blockDim.x;
     const int64_t first = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -136,6 +144,10 @@ struct ElementwiseBody {
   template <size_t... I>
   static __device__ __forceinline__ void strided(const Op& op, const StridedArgs<N + 1>& a,
                                                  ::cuda::std::index_sequence<I...>) {
+    if (a.dependent) {
+      wait_for_prior_kernels();
+      allow_next_kernel();
+    }
     const uint32_t step = gridDim.x * blockDim.x;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {
       int64_t off[N + 1];
@@ -291,13 +303,15 @@ struct Elementwise {
     }
     if (flat) {
       args.vectorize = V > 1 && aligned;
+      args.dependent = dependent_launch(out.device().index());
       const int64_t work = args.vectorize ? (n + V - 1) / V : n;
       // cudaLaunchKernel returns the launch error itself, so the hot path of small ops needs no
       // separate cudaGetLastError call.
       void* params[] = {const_cast<Op*>(&op), &args};
-      const cudaError_t err = cudaLaunchKernel(
-          reinterpret_cast<const void*>(&elementwise_flat_kernel<Op, Out, In...>),
-          dim3(grid_for(work, kElementwiseThreads)), dim3(kElementwiseThreads), params, 0, stream);
+      const cudaError_t err =
+          launch_kernel(reinterpret_cast<const void*>(&elementwise_flat_kernel<Op, Out, In...>),
+                        dim3(grid_for(work, kElementwiseThreads)), dim3(kElementwiseThreads),
+                        params, 0, stream, args.dependent);
       check_launched(err, stream, "elementwise_flat_kernel");
       return;
     }
@@ -322,6 +336,7 @@ struct Elementwise {
       host_mask |= 1u << (k + 1);
     }
     constexpr std::array<int64_t, N + 1> elem{int64_t{sizeof(Out)}, int64_t{sizeof(In)}...};
+    const bool dependent = dependent_launch(out.device().index());
     const StridedIndexer<N + 1> ix = make_indexer<N + 1>(out.shape(), ops);
     for_each_32bit_chunk<N + 1>(
         ix, ptr, elem,
@@ -332,9 +347,13 @@ struct Elementwise {
           args.n = static_cast<uint32_t>(count);
           args.host_mask = host_mask;
           for (int k = 0; k <= N; ++k) args.host_bits[k] = host_bits[k];
-          elementwise_strided_kernel<Op, Out, In...>
-              <<<grid_for(count, kElementwiseThreads), kElementwiseThreads, 0, stream>>>(op, args);
-          check_launch(stream, "elementwise_strided_kernel");
+          args.dependent = dependent;
+          void* params[] = {const_cast<Op*>(&op), &args};
+          const cudaError_t err = launch_kernel(
+              reinterpret_cast<const void*>(&elementwise_strided_kernel<Op, Out, In...>),
+              dim3(grid_for(count, kElementwiseThreads)), dim3(kElementwiseThreads), params, 0,
+              stream, dependent);
+          check_launched(err, stream, "elementwise_strided_kernel");
         });
   }
 };

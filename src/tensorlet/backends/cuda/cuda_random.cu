@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tensorlet/backends/cuda/cuda_dependent_launch.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
@@ -20,15 +21,26 @@ struct alignas(sizeof(T) * PerBlock > 16 ? 16 : sizeof(T) * PerBlock) Pack {
 
 // PerBlock 4: one 32-bit word per element; 2: two words (lo, hi) per element.
 template <typename T, int PerBlock>
-__global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p, bool aligned) {
+__global__ void random_kernel(T* out, int64_t n, uint64_t blocks, RandomParams p, bool aligned,
+                              bool dependent) {
   constexpr bool wide = PerBlock == 2;
   const uint64_t range = static_cast<uint64_t>(p.high) - static_cast<uint64_t>(p.low);
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
   // rand and randn (a = 0, b = 1) skip the affine step, as on the CPU.
   const bool plain = p.a == 0 && p.b == 1;
-  // In a captured graph the seed and base block are read at run time (set before each replay).
-  const uint64_t seed = p.philox_base ? p.philox_base[0] : p.seed;
-  const uint64_t base = p.philox_base ? p.philox_base[1] : 0;
+  // In a captured graph the seed and base block are read at run time (set before each replay by
+  // a node that precedes all the graph's work with full dependencies, so every kernel of the graph
+  // starts after it finished: the slot may be read before waiting for the kernel just before).
+  uint64_t seed = p.seed, base = 0;
+  if (p.philox_base != nullptr) {
+    const auto* slot = reinterpret_cast<const unsigned long long*>(p.philox_base);
+    seed = __ldcg(slot);
+    base = __ldcg(slot + 1);
+  }
+  if (dependent) {  // launched early in a graph (cuda_dependent_launch.h): before the first store
+    wait_for_prior_kernels();
+    allow_next_kernel();
+  }
   for (uint64_t blk = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; blk < blocks;
        blk += stride) {
     const philox::Block b = philox::philox4x32_10(seed, base + p.offset + blk);
@@ -106,9 +118,15 @@ void launch_random(const RandomParams& p, const Tensor& out, cudaStream_t s) {
   const int64_t n = out.numel();
   const int64_t blocks = (n + PerBlock - 1) / PerBlock;
   const bool aligned = reinterpret_cast<uintptr_t>(data) % alignof(Pack<T, PerBlock>) == 0;
-  random_kernel<T, PerBlock><<<grid_for(blocks, kElementwiseThreads), kElementwiseThreads, 0, s>>>(
-      data, n, static_cast<uint64_t>(blocks), p, aligned);
-  check_launch(s, "random_kernel");
+  uint64_t count = static_cast<uint64_t>(blocks);
+  RandomParams params = p;
+  bool dependent = dependent_launch(out.device().index());
+  void* args[] = {&data,   const_cast<int64_t*>(&n),    &count,
+                  &params, const_cast<bool*>(&aligned), &dependent};
+  const cudaError_t err = launch_kernel(reinterpret_cast<const void*>(&random_kernel<T, PerBlock>),
+                                        dim3(grid_for(blocks, kElementwiseThreads)),
+                                        dim3(kElementwiseThreads), args, 0, s, dependent);
+  check_launched(err, s, "random_kernel");
 }
 
 }  // namespace
