@@ -280,6 +280,13 @@ void print_split(const Split& r, int n, int count) {
         "   faster for having two: the total is the host's, %d launches long. The\n"
         "   notebook's K80s took 63 us per matmul, far more than a launch, so they overlapped.\n",
         r.launch_us, per_us, 2 * count);
+  } else if (r_both >= 0.75 && r.launch_us >= 0.75 * per_us) {
+    std::printf(
+        "   Why only partly: each matmul returns as soon as its kernel is queued, so the host\n"
+        "   feeds GPU 1 while GPU 0 works; but a launch costs the host %.2f us against %.2f us\n"
+        "   of GPU work, so one thread cannot keep two GPUs fed and each waits for its next\n"
+        "   kernel part of the time. The graphs below launch 100 matmuls per call.\n",
+        r.launch_us, per_us);
   } else if (r_both < 0.9) {
     std::printf(
         "   Why: each matmul returns as soon as its kernel is queued (%.2f us of host time\n"
