@@ -504,6 +504,33 @@ LibResult run_library(const Case& c, tl::Device device) {
   return r;
 }
 
+// CUDA: the op captured in a tl::cuda::Graph (its inputs built eagerly) and replayed once (an
+// in-place op applies once, as eagerly). The capture runs nothing, so every element read back was
+// written by the replay. Sets `refused` when
+// the op waits for the GPU (a size known only on the device), which a capture refuses by design.
+LibResult run_library_graphed(const Case& c, tl::Device device, bool* refused) {
+  LibResult r;
+  *refused = false;
+  try {
+    std::vector<Built> in;
+    for (const Input& i : c.inputs) in.push_back(build_input(i, device));
+    tl::Tensor out;
+    tl::cuda::Graph graph;
+    graph.capture([&] { out = run_op(c, in); });
+    graph.replay();
+    r.out = read_tensor(out);
+    r.contiguous = out.is_contiguous();
+  } catch (const tl::Error& e) {
+    r.raised = true;
+    r.error = e.what();
+    *refused = r.error.find("cannot run while a CUDA graph is being captured") != std::string::npos;
+  } catch (const std::exception& e) {
+    r.raised = true;
+    r.error = std::string("untyped exception: ") + e.what();
+  }
+  return r;
+}
+
 std::optional<std::string> compare(const Case& c, const RefResult& ref, const LibResult& lib) {
   if (ref.raises && !lib.raised) return "returned a result where torch raises (" + ref.why + ")";
   if (!ref.raises && lib.raised) return "raised where a result is expected: " + lib.error;
@@ -540,6 +567,15 @@ std::optional<std::string> check_case(const Case& c, const Known& known, tl::Dev
   const LibResult dev = run_library(c, device);
   if (auto d = compare(c, ref, dev)) return "cuda: " + *d;
   if (auto d = compare_runs(ref, cpu, dev)) return *d;
+  bool refused = false;
+  const LibResult graphed = run_library_graphed(c, device, &refused);
+  if (refused) return std::nullopt;
+  if (graphed.raised != dev.raised)
+    return std::string("cuda graph: ") +
+           (graphed.raised ? "raised where eager did not: " + graphed.error
+                           : "returned a result where eager raised: " + dev.error);
+  if (dev.raised) return std::nullopt;
+  if (auto d = compare_arrays(ref, dev.out, graphed.out, "cuda graph replay vs eager")) return d;
   return std::nullopt;
 }
 
