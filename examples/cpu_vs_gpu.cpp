@@ -1,5 +1,6 @@
 // Notebook 000, first half: the profiler, and where the GPU loses (tiny matmuls) or wins (big).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -157,6 +158,46 @@ void explain_cold(const ColdWarm& r, const char* costs) {
         ratio, noise * 100);
 }
 
+// Median seconds of three runs of `work` on the GPU (device idle at both ends), after one more.
+double gpu_median(const std::function<void()>& work) {
+  work();
+  std::array<double, 3> t{};
+  for (double& v : t) v = seconds(true, work);
+  std::sort(t.begin(), t.end());
+  return t[1];
+}
+
+// The same loop without the host's cost per op (not in the notebook): captured once as a CUDA
+// graph and replayed, and as one batched matmul of kTinyCalls views of x.
+void tiny_matmuls_without_launches(const tl::Tensor& x_gpu) {
+  auto loop = [&] {
+    for (int i = 0; i < kTinyCalls; ++i) (void)tl::matmul(x_gpu, x_gpu.t());
+  };
+  tl::cuda::Graph graph;
+  graph.capture(loop);
+  const tl::Tensor batch = x_gpu.expand({kTinyCalls, 3, 3});
+  const double eager = gpu_median(loop);
+  const double replay = gpu_median([&] { graph.replay(); });
+  const double batched = gpu_median([&] { (void)tl::matmul(batch, batch.transpose(1, 2)); });
+  std::printf(
+      "   Without a launch per product (not in the notebook), unprofiled: the %d products\n"
+      "   eager %s, replayed as one CUDA graph %s, as one batched matmul %s.\n",
+      kTinyCalls, time_str(eager).c_str(), time_str(replay).c_str(), time_str(batched).c_str());
+  if (replay < eager)
+    std::printf(
+        "   The graph is %s than the eager loop: one call launches all %d kernels, so the\n"
+        "   host's cost per op is gone and each product costs only the GPU's time per kernel\n"
+        "   (%s). Batching is %s than the graph: one kernel does them all.\n\n",
+        ratio_words(replay, eager).c_str(), kTinyCalls, time_str(replay / kTinyCalls).c_str(),
+        ratio_words(batched, replay).c_str());
+  else
+    std::printf(
+        "   Here the graph is %s than the eager loop: each kernel's GPU time (%s) outweighs\n"
+        "   the launch it saves. Batching is %s than the graph: one kernel does them all.\n\n",
+        ratio_words(replay, eager).c_str(), time_str(replay / kTinyCalls).c_str(),
+        ratio_words(batched, replay).c_str());
+}
+
 void tiny_matmuls(bool gpu_ok) {
   std::printf("2. x @ x.T for a 3x3 x, %d times, profiled with activities CPU and CUDA\n",
               kTinyCalls);
@@ -188,13 +229,14 @@ void tiny_matmuls(bool gpu_ok) {
   std::printf("   The second GPU run's table:\n%s", gpu.warm.table.c_str());
   std::printf(
       "   Warm, the GPU loop is %s than the CPU loop; its Self CUDA total is %s against\n"
-      "   %s of Self CPU: %s\n\n",
+      "   %s of Self CPU: %s\n",
       ratio_words(gpu.warm.wall_s, cpu.warm.wall_s).c_str(), time_str(gpu.warm.self_cuda_s).c_str(),
       time_str(gpu.warm.self_cpu_s).c_str(),
       gpu.warm.wall_s > cpu.warm.wall_s
           ? "the kernels are fast, the host work around each launch is what costs, as the\n"
             "   notebook found."
           : "unlike the notebook, the launch path here is cheaper than the CPU matmul.");
+  tiny_matmuls_without_launches(x_gpu);
 }
 
 // ---- 3. time per product against size (the crossover) -----------------------------------------
