@@ -1,8 +1,8 @@
 // Matmul and gemm (alpha * a @ b + beta * out) on CUDA: cuBLAS for floats beyond small sizes
 // (transposed views passed as transpose flags, batches as strided-batched calls; float16/bfloat16
 // through cublasGemmEx on tensor cores, accumulating in float32; gemm's alpha and beta are
-// cuBLAS's), our own kernels for small matrices, where cuBLAS costs several launches' worth of
-// host time, and for integers (which PyTorch refuses on CUDA).
+// cuBLAS's), our own kernels for matrices up to 128 a side, where cuBLAS costs several launches'
+// worth of host time, and for integers (which PyTorch refuses on CUDA).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
