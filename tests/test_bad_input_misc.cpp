@@ -55,6 +55,21 @@ TEST_CASE("bad input: CUDA graphs") {
   });
 }
 
+// Files (io/npy.h): a missing file, a folder, bfloat16 and an undefined tensor; bad file
+// contents are test_io_npy.cpp's.
+TEST_CASE("bad input: tl::save / tl::load") {
+  run_bad_inputs({
+      TL_BAD(tl::IOError, "[tl::load] ", "cannot open for reading",
+             tl::load("/nonexistent/tensorlet/x.npy")),
+      TL_BAD(tl::IOError, "[tl::load] ", "not a regular file", tl::load("/")),
+      TL_BAD(tl::IOError, "[tl::save] ", "cannot create a temporary file",
+             tl::save("/nonexistent/tensorlet/x.npy", tl::ones({2}))),
+      TL_BAD(tl::DTypeError, "[tl::save] ", "bfloat16 has no NumPy dtype",
+             tl::save("/nonexistent/tensorlet/x.npy", tl::ones({2}, tl::kBFloat16))),
+      TL_BAD(tl::Error, "[tl::save] ", "undefined", tl::save("/tmp/x.npy", tl::Tensor())),
+  });
+}
+
 TEST_CASE("bad input: device strings (torch's grammar)") {
   run_bad_inputs({
       // Leading zeros, signs, spaces, case and trailing text are refused, as by torch.device.

@@ -15,6 +15,7 @@
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/core/error.h"
+#include "tensorlet/io/npy.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/advanced_index.h"

@@ -36,6 +36,12 @@ class CudaError : public Error {
  public:
   using Error::Error;
 };
+// A file that cannot be read or written, or whose content is not what its format says: the
+// message names the file and what is wrong (tl::load, tl::save).
+class IOError : public Error {
+ public:
+  using Error::Error;
+};
 
 namespace detail {
 // Builds "[tl::op] part1part2..." from anything streamable.
