@@ -3,6 +3,7 @@
 #include "fuzz/runner.h"
 
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <sstream>
@@ -483,14 +484,15 @@ std::optional<std::string> compare_arrays(const RefResult& ref, const HostArray&
   return std::nullopt;
 }
 
-}  // namespace
-
-LibResult run_library(const Case& c, tl::Device device) {
+// Builds the case's inputs on `device`, runs `run` on them and reads the result back; an exception
+// becomes a raised LibResult with its message.
+LibResult run_guarded(const Case& c, tl::Device device,
+                      const std::function<tl::Tensor(std::vector<Built>&)>& run) {
   LibResult r;
   try {
     std::vector<Built> in;
     for (const Input& i : c.inputs) in.push_back(build_input(i, device));
-    tl::Tensor out = run_op(c, in);
+    tl::Tensor out = run(in);
     if (out.device() != device) throw std::runtime_error("result on the wrong device");
     r.out = read_tensor(out);
     r.contiguous = out.is_contiguous();
@@ -504,30 +506,26 @@ LibResult run_library(const Case& c, tl::Device device) {
   return r;
 }
 
+}  // namespace
+
+LibResult run_library(const Case& c, tl::Device device) {
+  return run_guarded(c, device, [&](std::vector<Built>& in) { return run_op(c, in); });
+}
+
 // CUDA: the op captured in a tl::cuda::Graph (its inputs built eagerly) and replayed once (an
 // in-place op applies once, as eagerly). The capture runs nothing, so every element read back was
-// written by the replay. Sets `refused` when
-// the op waits for the GPU (a size known only on the device), which a capture refuses by design.
+// written by the replay. Sets `refused` when the op waits for the GPU (a size known only on the
+// device), which a capture refuses by design.
 LibResult run_library_graphed(const Case& c, tl::Device device, bool* refused) {
-  LibResult r;
-  *refused = false;
-  try {
-    std::vector<Built> in;
-    for (const Input& i : c.inputs) in.push_back(build_input(i, device));
+  tl::cuda::Graph graph;  // outlives the read of its output
+  const LibResult r = run_guarded(c, device, [&](std::vector<Built>& in) {
     tl::Tensor out;
-    tl::cuda::Graph graph;
     graph.capture([&] { out = run_op(c, in); });
     graph.replay();
-    r.out = read_tensor(out);
-    r.contiguous = out.is_contiguous();
-  } catch (const tl::Error& e) {
-    r.raised = true;
-    r.error = e.what();
-    *refused = r.error.find("cannot run while a CUDA graph is being captured") != std::string::npos;
-  } catch (const std::exception& e) {
-    r.raised = true;
-    r.error = std::string("untyped exception: ") + e.what();
-  }
+    return out;
+  });
+  *refused = r.raised &&
+             r.error.find("cannot run while a CUDA graph is being captured") != std::string::npos;
   return r;
 }
 
