@@ -43,10 +43,13 @@ void save(const std::string& path, const Tensor& t) {
   scope.inputs({&t});
   if (!t.defined()) fail<Error>(op, "the tensor is undefined");
   const Tensor host = t.cpu();
-  // Fortran order when the data is already laid out so (a transposed contiguous block).
-  const bool fortran = host.dim() >= 2 && !host.is_contiguous() &&
-                       host.permute(reverse_permutation(host.dim())).is_contiguous();
-  const Tensor data = fortran ? host.permute(reverse_permutation(host.dim())) : host.contiguous();
+  // Fortran order when the data is already laid out so (a transposed contiguous block): its
+  // reversed-dims view is then contiguous and is written as it is.
+  const Tensor reversed_view =
+      host.dim() >= 2 ? host.permute(reverse_permutation(host.dim())) : Tensor();
+  const bool fortran =
+      reversed_view.defined() && !host.is_contiguous() && reversed_view.is_contiguous();
+  const Tensor data = fortran ? reversed_view : host.contiguous();
   const std::string header = io::npy_header(host.dtype(), host.shape().vec(), fortran, op);
   io::AtomicFileWriter out(path, op);
   out.write(header.data(), header.size());
