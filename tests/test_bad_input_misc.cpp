@@ -301,3 +301,45 @@ TEST_CASE("bad input: nn::Linear") {
                   Linear(3, 2, true, kCuda)(tl::ones({2, 3}))),
   });
 }
+
+// Outside memory (ops/from_blob.h) and element access (core/accessor.h). Rows capture nothing:
+// the wrapped memory is a global.
+static float g_blob[16] = {};
+TEST_CASE("bad input: tl::from_blob and accessors") {
+  run_bad_inputs({
+      TL_BAD(tl::ShapeError, "[tl::from_blob] ", "differ in length",
+             tl::from_blob(g_blob, {2, 3}, {3})),
+      TL_BAD(tl::ShapeError, "[tl::from_blob] ", "negative size -1", tl::from_blob(g_blob, {-1})),
+      TL_BAD(tl::ShapeError, "[tl::from_blob] ", "negative stride -2",
+             tl::from_blob(g_blob, {2}, {-2})),
+      TL_BAD(tl::ShapeError, "[tl::from_blob] ", "overflowed",
+             tl::from_blob(g_blob, {int64_t{1} << 32, int64_t{1} << 32})),
+      TL_BAD(tl::ShapeError, "[tl::from_blob] ", "overflowed",
+             tl::from_blob(g_blob, {3}, {int64_t{1} << 62})),
+      TL_BAD(tl::Error, "[tl::from_blob] ", "null data pointer", tl::from_blob(nullptr, {1})),
+      TL_BAD(tl::Error, "[tl::from_blob] ", "not aligned",
+             tl::from_blob(reinterpret_cast<char*>(g_blob) + 2, {1})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::from_blob] ", "host memory",
+                  tl::from_blob(g_blob, {4}, tl::Device::cuda(0))),
+      TL_BAD(tl::DTypeError, "[tl::Tensor::accessor] ", "float64",
+             [] {
+               const tl::Tensor t = tl::ones({2});
+               return t.accessor<double, 1>().size(0);
+             }()),
+      TL_BAD(tl::ShapeError, "[tl::Tensor::accessor] ", "2-dim",
+             [] {
+               const tl::Tensor t = tl::ones({2});
+               return t.accessor<float, 2>().size(0);
+             }()),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::Tensor::accessor] ", "cuda:0",
+                  [] {
+                    const tl::Tensor t = tl::ones({2}, tl::Device::cuda(0));
+                    return t.accessor<float, 1>().size(0);
+                  }()),
+      TL_BAD(tl::Error, "[tl::Tensor::packed_accessor32] ", "32-bit",
+             [] {
+               const tl::Tensor t = tl::ones({1}).expand({int64_t{1} << 31});
+               return t.packed_accessor32<float, 1>().size(0);
+             }()),
+  });
+}

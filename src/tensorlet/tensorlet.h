@@ -18,6 +18,7 @@
 #include "tensorlet/io/npy.h"
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"
+#include "tensorlet/ops/from_blob.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/advanced_index.h"
 #include "tensorlet/ops/joining.h"

@@ -25,6 +25,7 @@ bool register_backend(const BackendRegistration& r) {
   backends()[static_cast<size_t>(r.type)] = r.backend;
   register_allocator(r.type, r.allocator);
   if (r.pinned_host_allocator) register_pinned_host_allocator(r.pinned_host_allocator);
+  if (r.locate_pointer) register_pointer_locator(r.locate_pointer);
   return true;
 }
 

@@ -226,6 +226,7 @@ struct BackendRegistration {
   Backend& (*backend)();
   AllocatorGetter allocator;
   HostAllocatorGetter pinned_host_allocator = nullptr;  // page-locked host memory, if offered
+  PointerLocator locate_pointer = nullptr;  // where outside memory lives, if the runtime knows
 };
 bool register_backend(const BackendRegistration& registration);
 

@@ -19,6 +19,11 @@ HostAllocatorGetter& pinned_getter() {
   return get;
 }
 
+PointerLocator& locator() {
+  static PointerLocator locate = nullptr;
+  return locate;
+}
+
 }  // namespace
 
 void register_allocator(DeviceType type, AllocatorGetter get) {
@@ -26,6 +31,13 @@ void register_allocator(DeviceType type, AllocatorGetter get) {
 }
 
 void register_pinned_host_allocator(HostAllocatorGetter get) { pinned_getter() = get; }
+
+void register_pointer_locator(PointerLocator locate) { locator() = locate; }
+
+MemoryPlace locate_pointer(const void* ptr) {
+  PointerLocator locate = locator();
+  return locate != nullptr ? locate(ptr) : MemoryPlace{};
+}
 
 Allocator& allocator_for(Device device) {
   AllocatorGetter get = allocators()[static_cast<size_t>(device.type())];

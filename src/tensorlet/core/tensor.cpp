@@ -1,6 +1,8 @@
 // Tensor core: construction, views of a storage, accessors.
 #include "tensorlet/core/tensor.h"
 
+#include <cstdint>
+
 #include "tensorlet/core/op_scope.h"
 
 namespace tensorlet {
@@ -73,3 +75,35 @@ void* Tensor::data_ptr() const {
 }
 
 }  // namespace tensorlet
+
+namespace tensorlet::detail {
+
+void check_accessor(const Tensor& t, const char* op, DType dtype, size_t rank, bool cpu_only,
+                    int index_bits) {
+  check_defined(t, op);
+  if (t.dtype() != dtype)
+    fail<DTypeError>(op, "expected a tensor of ", dtype, " for this element type, got ", t.dtype());
+  if (static_cast<size_t>(t.dim()) != rank)
+    fail<ShapeError>(op, "expected a ", rank, "-dim tensor, got one of ", t.dim(), " dims (sizes ",
+                     t.shape(), ")");
+  if (cpu_only && !t.is_cpu())
+    fail<DeviceError>(op, "the tensor is on ", t.device(),
+                      "; the host cannot read it through an accessor (use packed_accessor32 or "
+                      "packed_accessor64 in a kernel, or .cpu() first)");
+  if (index_bits == 32) {
+    // Every index a kernel computes, the offset of the last element included, must fit.
+    constexpr int64_t kMax = INT32_MAX;
+    int64_t last = 0;
+    for (int64_t i = 0; i < t.dim(); ++i) {
+      if (t.size(i) > kMax || t.stride(i) > kMax)
+        fail<Error>(op, "sizes ", t.shape(), " or strides ", t.strides(),
+                    " do not fit 32-bit indexing; use packed_accessor64");
+      if (t.size(i) > 0) last += (t.size(i) - 1) * t.stride(i);  // sizes, strides < 2^31
+      if (last > kMax)
+        fail<Error>(op, "the last element of sizes ", t.shape(), " with strides ", t.strides(),
+                    " lies past 32-bit indexing; use packed_accessor64");
+    }
+  }
+}
+
+}  // namespace tensorlet::detail

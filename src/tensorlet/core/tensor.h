@@ -8,8 +8,10 @@
 #include <ostream>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "tensorlet/core/accessor.h"
 #include "tensorlet/core/device.h"
 #include "tensorlet/core/dim_list.h"
 #include "tensorlet/core/dtype.h"
@@ -85,6 +87,24 @@ class Tensor {
   // Typed pointer; throws DTypeError when T does not match dtype().
   template <ElementType T>
   T* data() const;
+
+  // Element access at raw-pointer speed, as LibTorch's (core/accessor.h): a[i][j] through
+  // the strides. T must be the dtype's element type (const allowed) and N the rank (DTypeError,
+  // ShapeError otherwise); accessor() is for CPU tensors (DeviceError), the packed ones for any
+  // device, packed_accessor32 when every size, stride and offset fits int32 (tl::Error). Not on a
+  // temporary tensor: an accessor borrows the tensor's sizes and strides.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const&;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const&;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
 
   // ---- views (share storage) ----
   Tensor view(const Shape& shape) const;     // one dim may be -1
@@ -386,6 +406,40 @@ T* Tensor::data() const {
   if (dtype() != dtype_of_v<T>)
     fail<DTypeError>("tl::Tensor::data", "expected dtype ", dtype_of_v<T>, ", got ", dtype());
   return static_cast<T*>(data_ptr());
+}
+
+namespace detail {
+// The checks of Tensor::accessor and the packed accessors (op: the member's name); index_bits 32
+// also checks that sizes, strides and offsets fit int32.
+void check_accessor(const Tensor& t, const char* op, DType dtype, size_t rank, bool cpu_only,
+                    int index_bits);
+}  // namespace detail
+
+template <typename T, size_t N>
+TensorAccessor<T, N> Tensor::accessor() const& {
+  static_assert(N > 0, "accessor is for indexing a tensor; for a scalar use *data<T>()");
+  static_assert(ElementType<std::remove_const_t<T>>);
+  detail::check_accessor(*this, "tl::Tensor::accessor", dtype_of_v<std::remove_const_t<T>>, N, true,
+                         64);
+  return {static_cast<T*>(data_ptr()), shape().data(), strides().data()};
+}
+
+template <typename T, size_t N, template <typename U> class PtrTraits>
+PackedTensorAccessor32<T, N, PtrTraits> Tensor::packed_accessor32() const& {
+  static_assert(N > 0, "accessor is for indexing a tensor; for a scalar use *data<T>()");
+  static_assert(ElementType<std::remove_const_t<T>>);
+  detail::check_accessor(*this, "tl::Tensor::packed_accessor32", dtype_of_v<std::remove_const_t<T>>,
+                         N, false, 32);
+  return {static_cast<T*>(data_ptr()), shape().data(), strides().data()};
+}
+
+template <typename T, size_t N, template <typename U> class PtrTraits>
+PackedTensorAccessor64<T, N, PtrTraits> Tensor::packed_accessor64() const& {
+  static_assert(N > 0, "accessor is for indexing a tensor; for a scalar use *data<T>()");
+  static_assert(ElementType<std::remove_const_t<T>>);
+  detail::check_accessor(*this, "tl::Tensor::packed_accessor64", dtype_of_v<std::remove_const_t<T>>,
+                         N, false, 64);
+  return {static_cast<T*>(data_ptr()), shape().data(), strides().data()};
 }
 
 }  // namespace tensorlet

@@ -162,6 +162,16 @@ class CachingDeviceAllocator final : public Allocator {
     return b->ptr;
   }
 
+  void wait_for_pending_work() noexcept override {
+    // A capture cannot wait: its graph, not the eager stream, orders the work on that memory.
+    if (t_open_captures != 0) return;
+    try {
+      OnDevice on(device_);
+      if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+    } catch (...) {  // the device cannot be selected (a failed context): nothing runs on it
+    }
+  }
+
   void deallocate(void* ptr, size_t /*nbytes*/) noexcept override {
     if (ptr == nullptr) return;
     try {
@@ -552,7 +562,9 @@ void record_stream(const Tensor& t, const Stream& stream) {
                       " but the stream on cuda:", stream.device(),
                       "; a stream of the tensor's device is needed");
   void* base = t.storage()->data();
-  if (base == nullptr) return;
+  // Outside memory is handed back only after its whole device has finished (Storage), which
+  // covers every stream.
+  if (base == nullptr || t.storage()->external()) return;
   allocator_of(t.device().index(), op).record_use(base, stream.handle(), op);
 }
 

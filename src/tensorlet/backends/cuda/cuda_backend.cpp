@@ -198,8 +198,27 @@ Backend& instance() {
   return backend;
 }
 
+// What the CUDA runtime knows of a pointer; Unknown when it cannot tell (no GPU, no driver).
+MemoryPlace locate(const void* ptr) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice:
+      return {MemoryPlace::Kind::Device, attributes.device};
+    case cudaMemoryTypeManaged:
+      return {MemoryPlace::Kind::Managed, attributes.device};
+    case cudaMemoryTypeHost:
+    case cudaMemoryTypeUnregistered:
+      return {MemoryPlace::Kind::Host, -1};
+  }
+  return {};
+}
+
 [[maybe_unused]] const bool registered =
-    register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator});
+    register_backend({DeviceType::CUDA, &instance, &allocator, &pinned_host_allocator, &locate});
 
 }  // namespace
 }  // namespace cuda
