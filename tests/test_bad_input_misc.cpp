@@ -302,10 +302,10 @@ TEST_CASE("bad input: nn::Linear") {
   });
 }
 
-// Outside memory (ops/from_blob.h) and element access (core/accessor.h). Rows capture nothing:
-// the wrapped memory is a global.
+// Outside memory (ops/from_blob.h, io/dlpack.h) and element access (core/accessor.h). Rows capture
+// nothing: the wrapped memory is a global.
 static float g_blob[16] = {};
-TEST_CASE("bad input: tl::from_blob and accessors") {
+TEST_CASE("bad input: tl::from_blob, DLPack and accessors") {
   run_bad_inputs({
       TL_BAD(tl::ShapeError, "[tl::from_blob] ", "differ in length",
              tl::from_blob(g_blob, {2, 3}, {3})),
@@ -336,6 +336,8 @@ TEST_CASE("bad input: tl::from_blob and accessors") {
                     const tl::Tensor t = tl::ones({2}, tl::Device::cuda(0));
                     return t.accessor<float, 1>().size(0);
                   }()),
+      TL_BAD(tl::Error, "[tl::from_dlpack] ", "null", tl::from_dlpack(nullptr)),
+      TL_BAD(tl::Error, "[tl::to_dlpack] ", "undefined", tl::to_dlpack(tl::Tensor())),
       TL_BAD(tl::Error, "[tl::Tensor::packed_accessor32] ", "32-bit",
              [] {
                const tl::Tensor t = tl::ones({1}).expand({int64_t{1} << 31});

@@ -96,6 +96,8 @@ inline tl::Tensor random_tensor(const tl::Shape& shape, tl::DType dtype = tl::kF
     t = tl::rand(shape, tl::TensorOptions(dtype)) * 4.0 - 2.0;
   else if (dtype == tl::kBool)
     t = tl::randint(0, 2, shape, tl::kBool);
+  else if (dtype == tl::kUInt8)
+    t = tl::randint(0, 250, shape, tl::kUInt8);
   else
     t = tl::randint(-9, 10, shape, dtype);
   return t.to(device);

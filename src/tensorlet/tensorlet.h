@@ -15,6 +15,7 @@
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/core/error.h"
+#include "tensorlet/io/dlpack.h"
 #include "tensorlet/io/npy.h"
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"

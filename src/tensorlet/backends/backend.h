@@ -68,6 +68,11 @@ class Backend {
   virtual void copy(const Tensor& src, const Tensor& out, bool non_blocking = false) = 0;
   // out (any strides) = value.
   virtual void fill(const Tensor& out, Scalar value) = 0;
+  // DLPack's stream rules (io/dlpack.cpp) on `device`: exporting, the work enqueued on the
+  // current stream so far is ordered before later work on `stream`; importing, the current stream
+  // waits for the work already on `stream`. `stream` in DLPack's encoding: 1 (legacy default), 2
+  // (per-thread default) or a stream handle. Devices without streams have nothing to order.
+  virtual void order_with_stream(Device /*device*/, std::intptr_t /*stream*/, bool /*exporting*/) {}
   // Same shape; in has the op's compute dtype and out its output dtype (backends/math/
   // unary_ops.h). out may be a strided view (in-place ops), possibly the same memory as the input.
   virtual void unary(UnaryOp op, const Tensor& in, const Tensor& out) = 0;

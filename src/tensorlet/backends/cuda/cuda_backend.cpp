@@ -43,6 +43,9 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::fill(out, value);
   }
+  void order_with_stream(Device device, std::intptr_t stream, bool exporting) override {
+    order_with_external_stream(device.index(), stream, exporting);
+  }
   void unary(UnaryOp op, const Tensor& in, const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));
     cuda::unary(op, in, out);

@@ -37,6 +37,11 @@ void check_launched(cudaError_t err, cudaStream_t stream, const char* kernel);
 
 // The calling thread's current stream of `device` as a raw handle (the fast path for kernels).
 cudaStream_t current_stream_handle(int device);
+// Orders the current stream of `device` with another library's `stream` (DLPack's encoding: 1
+// legacy default, 2 per-thread default, else a cudaStream_t) through an event: exporting, `stream`
+// waits for the work enqueued here so far; importing, the current stream waits for `stream`'s.
+// DeviceError naming the current op during a capture (an outside stream cannot join it).
+void order_with_external_stream(int device, std::intptr_t stream, bool exporting);
 
 // Makes `device` current for a scope when it is not already (cheap when it is) and restores the
 // previous device after; kernels of a tensor on cuda:N must launch with device N current.

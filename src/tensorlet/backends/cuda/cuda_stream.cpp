@@ -245,4 +245,27 @@ float Event::elapsed_time(const Event& end) const {
   return ms;
 }
 
+void order_with_external_stream(int device, std::intptr_t stream, bool exporting) {
+  const char* op = current_op_name();
+  OnDevice on_device(device);
+  check_not_capturing(exporting ? "orders the tensor with another library's stream"
+                                : "waits for another library's stream",
+                      op);
+  cudaStream_t outside = stream == 1   ? cudaStreamLegacy
+                         : stream == 2 ? cudaStreamPerThread
+                                       : reinterpret_cast<cudaStream_t>(stream);
+  cudaStream_t ours = current_stream_handle(device);
+  if (outside == ours) return;
+  cudaStream_t from = exporting ? ours : outside;
+  cudaStream_t to = exporting ? outside : ours;
+  // A fresh event: recorded and waited for here, then released (the runtime frees it once the
+  // wait has resolved).
+  cudaEvent_t event = nullptr;
+  TL_CUDA_CHECK_OP(op, cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  cudaError_t err = cudaEventRecord(event, from);
+  if (err == cudaSuccess) err = cudaStreamWaitEvent(to, event, 0);
+  (void)cudaEventDestroy(event);
+  TL_CUDA_CHECK_OP(op, err);
+}
+
 }  // namespace tensorlet::cuda
