@@ -42,6 +42,12 @@ class IOError : public Error {
  public:
   using Error::Error;
 };
+// An argument of the right type whose value the op cannot take, and that no other class names
+// (a tensor name that is empty or not UTF-8, for tl::save_npz).
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
 
 namespace detail {
 // Builds "[tl::op] part1part2..." from anything streamable.
