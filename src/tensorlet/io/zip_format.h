@@ -1,6 +1,5 @@
-// The zip records of .npz archives (PKWARE's APPNOTE): writing local headers, the central
-// directory and its end records, zip64 where a size, an offset or the count needs it; and reading
-// them back without trusting any of it.
+// The zip records of .npz archives (PKWARE's APPNOTE): written with zip64 fields only where needed,
+// read back without trusting any of them.
 #pragma once
 
 #include <cstdint>
