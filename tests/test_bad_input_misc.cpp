@@ -70,6 +70,37 @@ TEST_CASE("bad input: tl::save / tl::load") {
   });
 }
 
+// .npz archives (io/npz.h): a missing file, a folder, names, bfloat16 and an undefined tensor;
+// bad archives are test_io_npz.cpp's. Without zlib every call is an IOError saying so.
+TEST_CASE("bad input: tl::save_npz / tl::load_npz") {
+  if (!tl::npz_supported()) {
+    run_bad_inputs({
+        TL_BAD(tl::IOError, "[tl::load_npz] ", "no zlib", tl::load_npz("/nonexistent/x.npz")),
+        TL_BAD(tl::IOError, "[tl::save_npz] ", "no zlib", tl::save_npz("/nonexistent/x.npz", {})),
+    });
+    return;
+  }
+  run_bad_inputs({
+      TL_BAD(tl::IOError, "[tl::load_npz] ", "cannot open for reading",
+             tl::load_npz("/nonexistent/tensorlet/x.npz")),
+      TL_BAD(tl::IOError, "[tl::load_npz] ", "not a regular file", tl::load_npz("/")),
+      TL_BAD(tl::IOError, "[tl::save_npz] ", "cannot create a temporary file",
+             tl::save_npz("/nonexistent/tensorlet/x.npz", {{"a", tl::ones({2})}})),
+      TL_BAD(tl::DTypeError, "[tl::save_npz] ", "'b' is bfloat16",
+             tl::save_npz("/nonexistent/tensorlet/x.npz",
+                          {{"a", tl::ones({2})}, {"b", tl::ones({2}, tl::kBFloat16)}})),
+      TL_BAD(tl::Error, "[tl::save_npz] ", "empty",
+             tl::save_npz("/nonexistent/tensorlet/x.npz", {{"", tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_npz] ", "UTF-8",
+             tl::save_npz("/nonexistent/tensorlet/x.npz", {{"\xff", tl::ones({2})}}, true)),
+      TL_BAD(
+          tl::Error, "[tl::save_npz] ", "NUL",
+          tl::save_npz("/nonexistent/tensorlet/x.npz", {{std::string("a\0", 2), tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_npz] ", "'u' is undefined",
+             tl::save_npz("/nonexistent/tensorlet/x.npz", {{"u", tl::Tensor()}})),
+  });
+}
+
 TEST_CASE("bad input: device strings (torch's grammar)") {
   run_bad_inputs({
       // Leading zeros, signs, spaces, case and trailing text are refused, as by torch.device.

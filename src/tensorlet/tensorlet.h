@@ -17,6 +17,7 @@
 #include "tensorlet/core/error.h"
 #include "tensorlet/io/dlpack.h"
 #include "tensorlet/io/npy.h"
+#include "tensorlet/io/npz.h"
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/from_blob.h"

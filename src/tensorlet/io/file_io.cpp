@@ -90,6 +90,21 @@ void AtomicFileWriter::write(const void* data, size_t n) {
     if (put < 0) fail_file(op_, path_, "cannot write", errno);
     p += put;
     n -= static_cast<size_t>(put);
+    size_ += static_cast<uint64_t>(put);
+  }
+}
+
+void AtomicFileWriter::write_at(uint64_t offset, const void* data, size_t n) {
+  if (offset > size_ || n > size_ - offset)
+    fail_file(op_, path_, "internal error: a rewrite past what was written");
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t put = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) fail_file(op_, path_, "cannot write", errno);
+    p += put;
+    n -= static_cast<size_t>(put);
+    offset += static_cast<uint64_t>(put);
   }
 }
 

@@ -41,12 +41,17 @@ class AtomicFileWriter {
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
 
   void write(const void* data, size_t n);
+  // Overwrites n bytes already written at `offset` (a header completed once its data is out).
+  void write_at(uint64_t offset, const void* data, size_t n);
+  // How many bytes write() has appended.
+  uint64_t size() const { return size_; }
   void commit();
 
  private:
   std::string path_, temp_;
   const char* op_;
   int fd_ = -1;
+  uint64_t size_ = 0;
 };
 
 }  // namespace tensorlet::io
