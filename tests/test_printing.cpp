@@ -413,3 +413,84 @@ TEST_CASE("printing: float16, bfloat16, uint8, int8 and int16 as torch prints th
         "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 2.0000e+03, 2.0000e+03,\n        "
         "2.0000e+03], dtype=torch.bfloat16)");
 }
+
+namespace {
+// Puts the print options back when a test ends, passed or not: they are process-wide.
+struct RestorePrintOptions {
+  tl::PrintOptions saved = tl::get_printoptions();
+  ~RestorePrintOptions() { tl::set_printoptions(saved); }
+};
+}  // namespace
+
+TEST_CASE("printing: set_printoptions as torch.set_printoptions") {
+  RestorePrintOptions restore;
+  const tl::Tensor x = tl::from_vector(std::vector<float>{0.1f, 2.5f});
+  tl::set_printoptions(2);
+  CHECK(str(x) == "tensor([0.10, 2.50])");
+  CHECK(tl::get_printoptions().precision == 2);
+  tl::set_printoptions(std::nullopt, 5, 2);
+  CHECK(tl::get_printoptions().precision == 2);  // left as it was
+  CHECK(str(tl::arange(10)) == "tensor([0, 1,  ..., 8, 9])");
+  CHECK(str(tl::arange(5)) == "tensor([0, 1, 2, 3, 4])");  // 5 elements: not past the threshold
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                       "default");
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, 20);
+  CHECK(str(tl::arange(10)) == "tensor([0, 1, 2, 3,\n        4, 5, 6, 7,\n        8, 9])");
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, 80, true);
+  CHECK(str(x) == "tensor([1.0000e-01, 2.5000e+00])");
+  CHECK(str(tl::from_vector(std::vector<float>{1, 2, 3})) ==
+        "tensor([1.0000e+00, 2.0000e+00, 3.0000e+00])");
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, false);
+  CHECK(str(tl::from_vector(std::vector<float>{1e-5f, 1})) == "tensor([0.0000, 1.0000])");
+  // Leaving sci_mode out returns to the automatic choice, as torch's None.
+  tl::set_printoptions(4);
+  CHECK(str(tl::from_vector(std::vector<float>{1e-5f, 1})) == "tensor([1.0000e-05, 1.0000e+00])");
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                       "short");
+  CHECK(str(x) == "tensor([0.10, 2.50])");
+  CHECK(tl::get_printoptions().edgeitems == 2);
+  tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                       "full");
+  const std::string all = str(tl::arange(2000));
+  CHECK(all.find("...") == std::string::npos);
+  CHECK(all.find(" 1000,") != std::string::npos);
+  // The struct form, and edge items of 0 (only ellipses) or huge (nothing elided).
+  tl::PrintOptions o;
+  o.threshold = 3;
+  o.edgeitems = 0;
+  tl::set_printoptions(o);
+  CHECK(str(tl::arange(10)).find("...") != std::string::npos);
+  CHECK(str(tl::arange(6).view({2, 3})).find("...") != std::string::npos);
+  o.edgeitems = int64_t{1} << 62;
+  tl::set_printoptions(o);
+  CHECK(str(tl::arange(6)) == "tensor([0, 1, 2, 3, 4, 5])");
+  o.threshold = 0;
+  o.edgeitems = 1;
+  tl::set_printoptions(o);
+  CHECK(str(tl::arange(6).view({2, 3})) == "tensor([[0,  ..., 2],\n        [3,  ..., 5]])");
+  // Precision up to 100 digits fits the formatter.
+  o = tl::PrintOptions{};
+  o.precision = 100;
+  tl::set_printoptions(o);
+  CHECK(str(tl::full({1}, 1e300, tl::kFloat64)).size() > 100);
+}
+
+TEST_CASE("printing: set_printoptions refuses bad options and keeps the old ones") {
+  RestorePrintOptions restore;
+  tl::set_printoptions(3);
+  tl_test::check_throws<tl::Error>([] { tl::set_printoptions(-1); },
+                                   "[tl::set_printoptions] precision must be in [0, 100]");
+  tl_test::check_throws<tl::Error>([] { tl::set_printoptions(101); }, "got 101");
+  tl_test::check_throws<tl::Error>([] { tl::set_printoptions(std::nullopt, -1); }, "threshold");
+  tl_test::check_throws<tl::Error>([] { tl::set_printoptions(std::nullopt, std::nullopt, -2); },
+                                   "edgeitems");
+  tl_test::check_throws<tl::Error>(
+      [] { tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, 0); }, "linewidth");
+  tl_test::check_throws<tl::Error>(
+      [] {
+        tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                             "long");
+      },
+      "profile must be");
+  CHECK(tl::get_printoptions().precision == 3);
+}

@@ -21,6 +21,7 @@
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/from_blob.h"
+#include "tensorlet/ops/print_options.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/advanced_index.h"
 #include "tensorlet/ops/joining.h"

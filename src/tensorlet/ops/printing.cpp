@@ -1,5 +1,6 @@
-// operator<< for tensors, formatted as PyTorch prints them (precision 4, summarised past 1000
-// elements with 3 edge items, 80-column lines, device/size/dtype suffixes when not default).
+// operator<< for tensors, formatted as PyTorch prints them under tl::set_printoptions (by default
+// precision 4, summarised past 1000 elements with 3 edge items, 80-column lines), with
+// device/size/dtype suffixes when not default.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,16 +16,14 @@ namespace tensorlet {
 namespace {
 
 using printing::elides;
-using printing::kEdgeItems;
 using printing::ShownElements;
-
-constexpr int64_t kLineWidth = 80;
 
 // Chooses one format for every shown element, as torch's _Formatter does. Integers print exactly
 // (never through a double: int64 values past 2^53 would be rounded).
 class Formatter {
  public:
-  Formatter(DType dtype, const ShownElements& shown) : dtype_(dtype), shown_(shown) {
+  Formatter(DType dtype, const ShownElements& shown, const PrintOptions& options)
+      : dtype_(dtype), shown_(shown), precision_(options.precision) {
     if (!shown.floating) {
       for (size_t i = 0; i < shown.ints.size(); ++i)
         width_ = std::max<int64_t>(width_, format(i).size());
@@ -40,6 +39,7 @@ class Formatter {
       double mn = *std::min_element(nonzero.begin(), nonzero.end());
       sci_ = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
     }
+    if (options.sci_mode) sci_ = *options.sci_mode;  // as torch: the user's choice wins
     // As torch: the width comes from the non-zero finite values only.
     for (size_t i = 0; i < shown.floats.size(); ++i) {
       double v = shown.floats[i];
@@ -49,18 +49,18 @@ class Formatter {
 
   // The i-th shown element, unpadded.
   std::string format(size_t i) const {
-    char buf[64];
+    char buf[512];  // %.100f of 1e308: 410 characters
     if (dtype_ == kBool) return shown_.ints[i] != 0 ? "True" : "False";
     if (!shown_.floating) return std::to_string(shown_.ints[i]);
     const double v = shown_.floats[i];
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     if (sci_) {
-      std::snprintf(buf, sizeof buf, "%.4e", v);
+      std::snprintf(buf, sizeof buf, "%.*e", precision_, v);
     } else if (int_mode_) {
       std::snprintf(buf, sizeof buf, "%.0f.", v);
     } else {
-      std::snprintf(buf, sizeof buf, "%.4f", v);
+      std::snprintf(buf, sizeof buf, "%.*f", precision_, v);
     }
     return buf;
   }
@@ -77,27 +77,30 @@ class Formatter {
  private:
   DType dtype_;
   const ShownElements& shown_;
+  int precision_;
   bool int_mode_ = true;
   bool sci_ = false;
   int64_t width_ = 1;
 };
 
 // Lays out the shown elements as torch's _tensor_str_with_formatter: nested brackets, "..." for
-// the elided middle of a summarised dim, rows wrapped at 80 columns.
+// the elided middle of a summarised dim, rows wrapped at the line width.
 struct Printer {
   const Shape& shape;  // the tensor's
   const ShownElements& shown;
   const Shape grid_strides;  // row-major strides of shown.grid
   const Formatter& fmt;
+  const PrintOptions& options;
 
   // Positions along `dim` within the grid, with -1 where torch prints its ellipsis.
   std::vector<int64_t> positions(int64_t dim) const {
     std::vector<int64_t> pos;
-    const bool elided = elides(shape[dim], shown.summarize);
+    const bool elided = elides(shape[dim], shown.summarize, options.edgeitems);
     for (int64_t i = 0; i < shown.grid[dim]; ++i) {
-      if (elided && i == kEdgeItems) pos.push_back(-1);
+      if (elided && i == options.edgeitems) pos.push_back(-1);
       pos.push_back(i);
     }
+    if (elided && options.edgeitems == 0) pos.push_back(-1);  // nothing but the ellipsis
     return pos;
   }
 
@@ -105,7 +108,7 @@ struct Printer {
     std::vector<int64_t> idx = positions(dim);
     os << "[";
     if (dim == shape.size() - 1) {
-      int64_t per_line = std::max<int64_t>(1, (kLineWidth - indent) / (fmt.width() + 2));
+      int64_t per_line = std::max<int64_t>(1, (options.linewidth - indent) / (fmt.width() + 2));
       for (size_t k = 0; k < idx.size(); ++k) {
         if (k > 0) {
           os << ",";
@@ -142,23 +145,25 @@ struct Printer {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ undefined tensor ]";
+  const PrintOptions options = get_printoptions();  // one snapshot for the whole tensor
   const std::string prefix = "tensor(";
   std::ostringstream body;
   body << prefix;
   if (t.numel() == 0) {
     body << "[]";
   } else {
-    const ShownElements shown = printing::gather_shown(t, "tl::operator<<");
-    Formatter fmt(t.dtype(), shown);
+    const ShownElements shown = printing::gather_shown(t, "tl::operator<<", options);
+    Formatter fmt(t.dtype(), shown, options);
     if (t.dim() == 0) {
       body << fmt.format(0);
     } else {
-      Printer{t.shape(), shown, contiguous_strides(shown.grid), fmt}.print(body, 0, 0,
-                                                                           prefix.size());
+      Printer{t.shape(), shown, contiguous_strides(shown.grid), fmt, options}.print(body, 0, 0,
+                                                                                    prefix.size());
     }
   }
   const int64_t indent = static_cast<int64_t>(prefix.size());
-  return os << printing::add_suffixes(body.str(), printing::suffixes_of(t), indent, kLineWidth);
+  return os << printing::add_suffixes(body.str(), printing::suffixes_of(t), indent,
+                                      options.linewidth);
 }
 
 }  // namespace tensorlet

@@ -3,6 +3,7 @@
 #include "tensorlet/ops/printing_gather.h"
 
 #include <algorithm>
+#include <string>
 
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/indexing.h"
@@ -13,11 +14,11 @@ namespace tensorlet::printing {
 namespace {
 
 // The indices of a dim that are shown, in order (the "..." is the printer's business).
-std::vector<int64_t> shown_along(int64_t n, bool summarize) {
+std::vector<int64_t> shown_along(int64_t n, bool summarize, int64_t edgeitems) {
   std::vector<int64_t> idx;
-  if (elides(n, summarize)) {
-    for (int64_t i = 0; i < kEdgeItems; ++i) idx.push_back(i);
-    for (int64_t i = n - kEdgeItems; i < n; ++i) idx.push_back(i);
+  if (elides(n, summarize, edgeitems)) {
+    for (int64_t i = 0; i < edgeitems; ++i) idx.push_back(i);
+    for (int64_t i = n - edgeitems; i < n; ++i) idx.push_back(i);
   } else {
     for (int64_t i = 0; i < n; ++i) idx.push_back(i);
   }
@@ -26,24 +27,32 @@ std::vector<int64_t> shown_along(int64_t n, bool summarize) {
 
 }  // namespace
 
-ShownElements gather_shown(const Tensor& t, const char* op) {
+ShownElements gather_shown(const Tensor& t, const char* op, const PrintOptions& options) {
   ShownElements out;
-  out.summarize = t.numel() > kThreshold;
+  out.summarize = t.numel() > options.threshold;
   out.floating = is_floating_point(t.dtype());
   const int64_t ndim = t.dim();
   std::vector<std::vector<int64_t>> along(static_cast<size_t>(ndim));
-  // Not summarised: at most kThreshold elements. Summarised: each dim shows at most
-  // 2 * kEdgeItems, so the product stays below 6^16 and cannot overflow.
   int64_t count = 1;
+  bool overflow = false;  // more than int64 can count: past the limit anyway
   for (int64_t d = 0; d < ndim; ++d) {
-    along[d] = shown_along(t.shape()[d], out.summarize);
-    out.grid.push_back(static_cast<int64_t>(along[d].size()));
-    count *= out.grid[d];
+    const int64_t n = t.shape()[d];
+    const int64_t shown = elides(n, out.summarize, options.edgeitems) ? 2 * options.edgeitems : n;
+    out.grid.push_back(shown);
+    overflow = overflow || __builtin_mul_overflow(count, shown, &count);
   }
-  if (count > kMaxShownElements)
-    fail<OutOfMemoryError>(op, "printing a tensor of shape ", t.shape(), " would show ", count,
-                           " elements (nothing is elided from dims of at most ", 2 * kEdgeItems,
-                           "), more than the limit of ", kMaxShownElements);
+  if (std::find(out.grid.begin(), out.grid.end(), 0) != out.grid.end()) {
+    count = 0;  // edge items of 0: nothing but ellipses
+    overflow = false;
+  }
+  if (overflow || count > kMaxShownElements)
+    fail<OutOfMemoryError>(op, "printing a tensor of shape ", t.shape(), " would show ",
+                           overflow ? std::string("more than 2^63") : std::to_string(count),
+                           " elements (threshold ", options.threshold, ", edgeitems ",
+                           options.edgeitems, "), more than the limit of ", kMaxShownElements);
+  for (int64_t d = 0; d < ndim; ++d)
+    along[d] = shown_along(t.shape()[d], out.summarize, options.edgeitems);
+  if (count == 0) return out;
 
   // Storage offsets of the shown elements, row-major over the grid (an odometer over `along`).
   std::vector<int64_t> offsets(static_cast<size_t>(count));
