@@ -16,6 +16,7 @@
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/core/error.h"
 #include "tensorlet/io/npy.h"
+#include "tensorlet/io/safetensors.h"
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/from_blob.h"
