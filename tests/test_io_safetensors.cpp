@@ -692,7 +692,9 @@ TEST_CASE("safetensors: loading to a GPU copies each tensor once and equals the 
   const tl::Device gpu = tl::Device::cuda(0);
   const std::string path = temp().file("gpu.safetensors");
   tl::TensorMap in = every_dtype();
-  in["big"] = random_values({1 << 20}, tl::kFloat32);
+  // Larger than one 64 MiB staging chunk: a full chunk and a part.
+  in["big"] = random_values({17 << 20}, tl::kFloat32);
+  in["big_bytes"] = random_values({(int64_t{64} << 20) + 3}, tl::kUInt8);
   in["from_gpu"] = tl_test::random_tensor({6, 4}, tl::kFloat16, gpu).t();
   tl::save_safetensors(path, in);
   const tl::TensorMap cpu = tl::load_safetensors(path);

@@ -47,16 +47,28 @@ Tensor cpu_tensor(const char* op, const std::shared_ptr<io::MappedFile>& file, c
                                [keep = file](void*) mutable { keep.reset(); });
 }
 
-// A tensor on `device`, filled by one asynchronous copy from page-locked staging memory (the
-// pinned allocator keeps the staging block from reuse until the copy has run).
+// Page-locked staging memory goes in chunks of this size, so a load holds about two of them
+// (the pinned allocator hands a chunk out again once its copy has run) whatever the tensors'
+// sizes, not a pinned copy of the whole file.
+constexpr size_t kStagingBytes = size_t{64} << 20;
+
+// A tensor on `device`, filled chunk by chunk: a memcpy from the mapping into fresh pinned memory,
+// then an asynchronous copy into the tensor's next elements (the pinned allocator keeps the chunk
+// from reuse until that copy has run).
 Tensor device_tensor(const void* bytes, const io::SafetensorsEntry& e, Device device) {
-  const Shape shape(e.shape);
-  Tensor out = empty(shape, TensorOptions(e.dtype).device(device));
-  const size_t n = e.end - e.begin;
-  if (n == 0) return out;
-  Tensor staging = empty(shape, TensorOptions(e.dtype).pinned_memory(true));
-  std::memcpy(staging.data_ptr(), bytes, n);
-  out.copy_(staging, /*non_blocking=*/true);
+  Tensor out = empty(Shape(e.shape), TensorOptions(e.dtype).device(device));
+  const int64_t numel = out.numel();
+  if (numel == 0) return out;
+  const auto width = static_cast<int64_t>(element_size(e.dtype));
+  const int64_t chunk = static_cast<int64_t>(kStagingBytes) / width;
+  const Tensor flat = out.view({numel});
+  const auto* src = static_cast<const unsigned char*>(bytes);
+  for (int64_t start = 0; start < numel; start += chunk) {
+    const int64_t n = std::min(chunk, numel - start);
+    Tensor staging = empty({n}, TensorOptions(e.dtype).pinned_memory(true));
+    std::memcpy(staging.data_ptr(), src + start * width, static_cast<size_t>(n * width));
+    flat.narrow(0, start, n).copy_(staging, /*non_blocking=*/true);
+  }
   return out;
 }
 

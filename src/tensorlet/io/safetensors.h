@@ -24,9 +24,9 @@ void save_safetensors(const std::string& path, const TensorMap& tensors,
 // the mapping kept until the last such tensor is gone; only a tensor whose bytes are not aligned
 // to its element size is copied into memory of its own. The file must not be truncated or
 // written in place while those tensors live (replacing it by a rename, as save_safetensors does,
-// is fine). On cuda:N each tensor is copied once, asynchronously, through page-locked staging
-// memory, on the device's current stream. Every problem with the file (header, dtypes tensorlet
-// lacks, shapes, offsets that do not cover the data exactly) is an IOError
+// is fine). On cuda:N each tensor is copied once, asynchronously on the device's current stream,
+// through page-locked staging memory in chunks of 64 MiB. Every problem with the file (header,
+// dtypes tensorlet lacks, shapes, offsets that do not cover the data exactly) is an IOError
 // "[tl::load_safetensors] path: what".
 TensorMap load_safetensors(const std::string& path, Device device = Device::cpu());
 
