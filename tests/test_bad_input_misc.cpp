@@ -101,6 +101,34 @@ TEST_CASE("bad input: tl::save_npz / tl::load_npz") {
   });
 }
 
+// safetensors files (io/safetensors.h): missing files, folders, names and tensors save refuses;
+// bad file contents are test_io_safetensors.cpp's.
+TEST_CASE("bad input: tl::save_safetensors / tl::load_safetensors") {
+  run_bad_inputs({
+      TL_BAD(tl::IOError, "[tl::load_safetensors] ", "cannot open for reading",
+             tl::load_safetensors("/nonexistent/tensorlet/x.safetensors")),
+      TL_BAD(tl::IOError, "[tl::load_safetensors] ", "not a regular file",
+             tl::load_safetensors("/")),
+      TL_BAD(tl::IOError, "[tl::load_safetensors_metadata] ", "cannot open for reading",
+             tl::load_safetensors_metadata("/nonexistent/tensorlet/x.safetensors")),
+      TL_BAD(tl::IOError, "[tl::load_safetensors_metadata] ", "not a regular file",
+             tl::load_safetensors_metadata("/")),
+      TL_BAD(tl::IOError, "[tl::save_safetensors] ", "cannot create a temporary file",
+             tl::save_safetensors("/nonexistent/tensorlet/x.safetensors", {{"w", tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_safetensors] ", "undefined",
+             tl::save_safetensors("/nonexistent/x.safetensors", {{"w", tl::Tensor()}})),
+      TL_BAD(tl::Error, "[tl::save_safetensors] ", "empty name",
+             tl::save_safetensors("/nonexistent/x.safetensors", {{"", tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_safetensors] ", "\"__metadata__\"",
+             tl::save_safetensors("/nonexistent/x.safetensors", {{"__metadata__", tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_safetensors] ", "not valid UTF-8",
+             tl::save_safetensors("/nonexistent/x.safetensors", {{"w\xff", tl::ones({2})}})),
+      TL_BAD(tl::Error, "[tl::save_safetensors] ", "not valid UTF-8",
+             tl::save_safetensors("/nonexistent/x.safetensors", {{"w", tl::ones({2})}},
+                                  {{"key", "\xc0\x80"}})),
+  });
+}
+
 TEST_CASE("bad input: device strings (torch's grammar)") {
   run_bad_inputs({
       // Leading zeros, signs, spaces, case and trailing text are refused, as by torch.device.
@@ -252,6 +280,8 @@ TEST_CASE("bad input: CUDA requested from a build without CUDA names the user's 
       TL_BAD(tl::DeviceError, "[tl::from_vector] ", "cuda:1",
              tl::from_vector(std::vector<float>{1, 2}, {2}, tl::Device::cuda(1))),
       TL_BAD(tl::DeviceError, "[tl::to] ", "cuda:0", tl::ones({2}).to(kCuda)),
+      TL_BAD(tl::DeviceError, "[tl::load_safetensors] ", "cuda:0",
+             tl::load_safetensors("/nonexistent/x.safetensors", kCuda)),
       TL_BAD(tl::DeviceError, "[tl::to] ", "cuda:0", tl::ones({2}).cuda()),
       TL_BAD(tl::DeviceError, "[tl::zeros_like] ", "cuda:0",
              tl::zeros_like(tl::ones({2}), tl::TensorOptions(kCuda))),

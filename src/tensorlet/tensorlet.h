@@ -18,6 +18,7 @@
 #include "tensorlet/io/dlpack.h"
 #include "tensorlet/io/npy.h"
 #include "tensorlet/io/npz.h"
+#include "tensorlet/io/safetensors.h"
 #include "tensorlet/io/tensor_map.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/from_blob.h"
