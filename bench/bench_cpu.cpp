@@ -285,10 +285,51 @@ int main() {
                   fmt("%.3f ms", t[i + 1] * 1e3).c_str(), floor.c_str(), t[0] / t[i + 1],
                   ">=0.8x torch", "see torch_reference");
   }
+  // ---- C7: a loop over an accessor against the same loop over a raw pointer ----
+  {
+    // One thread, a plain sum (not vectorized in either: float addition is not reassociated), so
+    // the loops differ only in how an element is found: a[i] / a[i][j] through the accessor's
+    // strides against p[i] / p[i * cols + j].
+    constexpr int64_t rows = 4096, cols = 4096, n = rows * cols;
+    tl::Tensor v = tl::rand({rows, cols});
+    const float* p = v.data<float>();
+    auto flat = v.view({n});
+    auto a1 = flat.accessor<float, 1>();
+    auto a2 = v.accessor<float, 2>();
+    auto t = interleaved_medians(
+        9, 2,
+        {[&] {
+           float s = 0;
+           for (int64_t i = 0; i < n; ++i) s += p[i];
+           g_sink = g_sink + s;
+         },
+         [&] {
+           float s = 0;
+           for (int64_t i = 0; i < n; ++i) s += a1[i];
+           g_sink = g_sink + s;
+         },
+         [&] {
+           float s = 0;
+           for (int64_t i = 0; i < rows; ++i)
+             for (int64_t j = 0; j < cols; ++j) s += p[i * cols + j];
+           g_sink = g_sink + s;
+         },
+         [&] {
+           float s = 0;
+           for (int64_t i = 0; i < rows; ++i)
+             for (int64_t j = 0; j < cols; ++j) s += a2[i][j];
+           g_sink = g_sink + s;
+         }});
+    row("C7", "accessor<float,1> sum of 16M", fmt("%.2f ms", t[1] * 1e3),
+        fmt("raw pointer loop %.2f ms", t[0] * 1e3), t[0] / t[1], ">=0.9", t[0] / t[1] >= 0.9);
+    row("C7", "accessor<float,2> sum of 4096^2", fmt("%.2f ms", t[3] * 1e3),
+        fmt("raw pointer loop %.2f ms", t[2] * 1e3), t[2] / t[3], ">=0.9", t[2] / t[3] >= 0.9);
+  }
   std::printf(
       "\nratio: C1 = time / allocation floor (for reference; the target is absolute),\n"
       "       C2 = add GB/s / memcpy GB/s, C3 = tensorlet GFLOP/s / direct BLAS GFLOP/s,\n"
       "       C4, C5 = time of the memcpy floor / time of the op (for reference; the target is\n"
-      "       PyTorch), C6: the target is PyTorch's time per op\n");
+      "       PyTorch), C6: the target is PyTorch's time per op,\n"
+      "       C7 = raw pointer loop time / accessor loop time\n");
   return 0;
 }
