@@ -96,7 +96,7 @@ TEST_CASE("packed accessors index a CUDA kernel's tensors through their strides"
 #ifdef TL_TEST_WITH_CUDA_KERNELS
   const tl::Device gpu = tl::Device::cuda(0);
   Tensor host = tl_test::random_tensor({37, 70}, tl::kFloat32);
-  Tensor rows = tl::arange(37, tl::kFloat32).add(1).unsqueeze(1);
+  Tensor rows = (tl::arange(37, tl::kFloat32) + 1).unsqueeze(1);
   Tensor cols = tl::arange(100, tl::kFloat32).unsqueeze(0);
   for (bool use64 : {false, true}) {
     // Contiguous, and a transposed slice of a bigger block.
@@ -104,7 +104,13 @@ TEST_CASE("packed accessors index a CUDA kernel's tensors through their strides"
     Tensor strided = tl_test::random_tensor({80, 50}, tl::kFloat32).to(gpu).t().slice(0, 3, 40);
     for (const Tensor& in : {contiguous, strided}) {
       Tensor expected = in.cpu() * rows.slice(0, 0, in.size(0)) + cols.slice(1, 0, in.size(1));
-      CHECK(tl::allclose(tl_test::scale_rows_packed(in, use64).cpu(), expected));
+      Tensor got = tl_test::scale_rows_packed(in, use64).cpu();
+      // The kernel may fuse the multiply-add (one rounding): an absolute tolerance of a few ulps
+      // of the largest value, not allclose's 1e-8 near zero.
+      const double worst = (got - expected).abs().max().item<double>();
+      INFO("use64 " << use64 << ", strided " << !in.is_contiguous() << ", worst " << worst
+                    << "\ngot " << got.slice(0, 0, 2) << "\nexpected " << expected.slice(0, 0, 2));
+      CHECK(worst <= 1e-4);
     }
   }
 #endif

@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <ATen/DLConvertor.h>
 
+// c10's logging defines CHECK too; the tests mean doctest's.
+#undef CHECK
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tensorlet/tensorlet.h>
@@ -55,10 +57,11 @@ std::vector<unsigned char> bytes_of(const at::Tensor& t) {
 
 // In place on either side: x -> !x for bool, x + 1 otherwise.
 void bump(const tl::Tensor& t) {
+  tl::Tensor target = t;  // shares t's memory
   if (t.dtype() == tl::kBool)
-    tl::Tensor(t) = t.logical_not();
+    target.copy_(t.logical_not());
   else
-    tl::Tensor(t).add_(1);
+    target.add_(1);
 }
 void bump(at::Tensor t) {
   if (t.scalar_type() == at::kBool)
@@ -73,20 +76,20 @@ void ours_to_torch(tl::Device device, const DTypePair& d) {
   tl::Tensor base = random_ours({64, 48}, d.ours).to(device);
   for (const tl::Tensor& t : {base, base.t(), base.slice(0, 3, 60, 2).slice(1, 5)}) {
     at::Tensor theirs = at::fromDLPack(tl::to_dlpack(t));
-    CHECK(theirs.data_ptr() == t.data_ptr());
-    CHECK(theirs.sizes().vec() == t.shape().vec());
-    CHECK(theirs.strides().vec() == t.strides().vec());
-    CHECK(theirs.scalar_type() == d.theirs);
+    CHECK((theirs.data_ptr() == t.data_ptr()));
+    CHECK((theirs.sizes().vec() == t.shape().vec()));
+    CHECK((theirs.strides().vec() == t.strides().vec()));
+    CHECK((theirs.scalar_type() == d.theirs));
     CHECK(theirs.is_cuda() == t.is_cuda());
-    CHECK(bytes_of(theirs) == bytes_of(t));
+    CHECK((bytes_of(theirs) == bytes_of(t)));
     // Torch writes on its stream; reading its result back (a synchronous copy there) comes
     // first, so tensorlet's read on its own stream sees the finished write.
     const std::vector<unsigned char> before = bytes_of(t);
     bump(theirs);
     const std::vector<unsigned char> theirs_after = bytes_of(theirs);
     const std::vector<unsigned char> ours_after = bytes_of(t);
-    CHECK(ours_after == theirs_after);
-    CHECK(ours_after != before);
+    CHECK((ours_after == theirs_after));
+    CHECK((ours_after != before));
   }
 }
 
@@ -99,19 +102,19 @@ void torch_to_ours(tl::Device device, const DTypePair& d) {
     // Torch's pending kernels on its default stream must be done before ours read.
     at::Tensor fresh = theirs.clone(at::MemoryFormat::Preserve);
     tl::Tensor ours = tl::from_dlpack(at::toDLPack(fresh));
-    CHECK(ours.data_ptr() == fresh.data_ptr());
-    CHECK(ours.shape().vec() == fresh.sizes().vec());
-    CHECK(ours.strides().vec() == fresh.strides().vec());
-    CHECK(ours.dtype() == d.ours);
-    CHECK(bytes_of(ours) == bytes_of(fresh));
+    CHECK((ours.data_ptr() == fresh.data_ptr()));
+    CHECK((ours.shape().vec() == fresh.sizes().vec()));
+    CHECK((ours.strides().vec() == fresh.strides().vec()));
+    CHECK((ours.dtype() == d.ours));
+    CHECK((bytes_of(ours) == bytes_of(fresh)));
     bump(ours);  // tensorlet writes on its stream; torch reads on its own
     at::Tensor back = at::fromDLPack(tl::to_dlpack(ours));
-    CHECK(bytes_of(back) == bytes_of(fresh));
+    CHECK((bytes_of(back) == bytes_of(fresh)));
     // The memory outlives torch's handle while ours holds it.
     std::vector<unsigned char> expected = bytes_of(fresh);
     fresh = at::Tensor();
     back = at::Tensor();
-    CHECK(bytes_of(ours) == expected);
+    CHECK((bytes_of(ours) == expected));
   }
 }
 

@@ -123,8 +123,8 @@ def compare(in_dir, out_dir):
             for k in a:
                 x, y = a[k], b[k]
                 ok = (x.dtype == y.dtype and x.shape == y.shape and
-                      x.contiguous().view(torch.uint8).numpy().tobytes() ==
-                      y.contiguous().view(torch.uint8).numpy().tobytes())
+                      x.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() ==
+                      y.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
                 passed, failed = passed + ok, failed + (not ok)
                 if not ok:
                     problems.append(f"{name}/{k}: differs")
