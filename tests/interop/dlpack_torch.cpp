@@ -13,6 +13,7 @@
 #include <tensorlet/tensorlet.h>
 
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace {
@@ -155,6 +156,30 @@ TEST_CASE("stream ordering: a long kernel on one side is finished before the oth
     const double got = theirs.sum().item<double>();
     CHECK(got == doctest::Approx(c.sum().item<double>()).epsilon(1e-5));
   }
+}
+
+TEST_CASE("README: weights from a safetensors file onto the GPU, then to LibTorch and back") {
+  if (!tl::cuda::is_available() || !at::hasCUDA()) return;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tl_readme_model.safetensors").string();
+  tl::save_safetensors(path,
+                       {{"layer0.weight", tl::randn({16, 32})}, {"layer0.bias", tl::randn({16})}});
+  // The README's lines.
+  tl::TensorMap weights = tl::load_safetensors(path, tl::Device::cuda(0));
+  tl::Tensor w = weights.at("layer0.weight");
+  at::Tensor tw = at::fromDLPack(tl::to_dlpack(w));
+  at::Tensor y = at::matmul(tw, at::randn({w.size(1), 8}, tw.options()));
+  tl::Tensor back = tl::from_dlpack(at::toDLPack(y));
+  // What they promise.
+  CHECK(w.is_cuda());
+  CHECK((tw.data_ptr() == w.data_ptr()));
+  CHECK((back.data_ptr() == y.data_ptr()));
+  at::Tensor x = at::fromDLPack(tl::to_dlpack(tl::randn({32, 8}, tl::Device::cuda(0))));
+  tl::Tensor ours = tl::matmul(w, tl::from_dlpack(at::toDLPack(x)));
+  CHECK(
+      tl::allclose(ours.cpu(), tl::from_dlpack(at::toDLPack(at::matmul(tw, x).cpu())), 1e-4, 1e-4));
+  CHECK((back.shape().vec() == std::vector<int64_t>{16, 8}));
+  std::filesystem::remove(path);
 }
 
 }  // namespace
