@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io_test_files.h"
 #include "test_util.h"
 
 namespace {
@@ -21,33 +22,12 @@ namespace {
 using tl::Tensor;
 namespace fs = std::filesystem;
 
-// A scratch folder of this process, removed at exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tl_io_npy_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using tl_test::read_bytes;
+using tl_test::write_bytes;
 
-const TempDir& temp() {
-  static TempDir dir;
+const tl_test::ScratchDir& temp() {
+  static tl_test::ScratchDir dir("tl_io_npy_");
   return dir;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // A .npy file by hand: `major` 1 (16-bit length) or 2/3 (32-bit), the dict as given (padded to
@@ -188,7 +168,7 @@ TEST_CASE("npy: writing is atomic: a failed save leaves no partial file and the 
   tl_test::check_throws<tl::IOError>([&] { tl::save(missing, tl::ones({3})); }, missing);
   CHECK_FALSE(fs::exists(missing));
   // No temporary files are left behind in the folder.
-  for (const auto& entry : fs::directory_iterator(temp().path))
+  for (const auto& entry : fs::directory_iterator(temp().path()))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   // An undefined tensor.
   tl_test::check_throws<tl::Error>([&] { tl::save(path, Tensor()); }, "[tl::save]");
@@ -258,7 +238,7 @@ TEST_CASE("npy: bad files are IOErrors naming the file and what is wrong") {
           "more than 16 dimensions");
   tl_test::check_throws<tl::IOError>([&] { (void)tl::load(temp().file("missing.npy")); },
                                      "cannot open for reading");
-  tl_test::check_throws<tl::IOError>([&] { (void)tl::load(temp().path.string()); },
+  tl_test::check_throws<tl::IOError>([&] { (void)tl::load(temp().path().string()); },
                                      "not a regular file");
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io_test_files.h"
 #include "test_util.h"
 
 namespace {
@@ -23,33 +24,12 @@ namespace {
 using tl::Tensor;
 namespace fs = std::filesystem;
 
-// A scratch folder of this process, removed at exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tl_io_npz_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using tl_test::read_bytes;
+using tl_test::write_bytes;
 
-const TempDir& temp() {
-  static TempDir dir;
+const tl_test::ScratchDir& temp() {
+  static tl_test::ScratchDir dir("tl_io_npz_");
   return dir;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Random values of any dtype (uint8 over its whole range, which random_tensor's [-9, 10) is not).
@@ -523,7 +503,7 @@ TEST_CASE("npz: writing is atomic: a refused save leaves the old file intact and
   const std::string before = read_bytes(path);
   auto intact = [&] {
     CHECK(read_bytes(path) == before);
-    for (const auto& entry : fs::directory_iterator(temp().path))
+    for (const auto& entry : fs::directory_iterator(temp().path()))
       CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   };
   // bfloat16, whichever member it is: DTypeError naming the tensor.
@@ -750,7 +730,7 @@ TEST_CASE("npz: bad archives are IOErrors naming the file and what is wrong") {
   CHECK(rows >= 20);
   tl_test::check_throws<tl::IOError>([&] { (void)tl::load_npz(temp().file("missing.npz")); },
                                      "cannot open for reading");
-  tl_test::check_throws<tl::IOError>([&] { (void)tl::load_npz(temp().path.string()); },
+  tl_test::check_throws<tl::IOError>([&] { (void)tl::load_npz(temp().path().string()); },
                                      "not a regular file");
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io_test_files.h"
 #include "test_util.h"
 
 namespace {
@@ -23,33 +24,12 @@ namespace {
 using tl::Tensor;
 namespace fs = std::filesystem;
 
-// A scratch folder of this process, removed at exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tl_io_safetensors_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using tl_test::read_bytes;
+using tl_test::write_bytes;
 
-const TempDir& temp() {
-  static TempDir dir;
+const tl_test::ScratchDir& temp() {
+  static tl_test::ScratchDir dir("tl_io_safetensors_");
   return dir;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string le64(uint64_t n) {
@@ -431,7 +411,7 @@ TEST_CASE("safetensors: saving is atomic and checks names, tensors and metadata 
       },
       "[tl::save_safetensors] " + missing);
   CHECK_FALSE(fs::exists(missing));
-  for (const auto& entry : fs::directory_iterator(temp().path))
+  for (const auto& entry : fs::directory_iterator(temp().path()))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   // Tensors on a GPU are saved from there.
   if (tl::cuda::is_available()) {
@@ -579,11 +559,11 @@ TEST_CASE("safetensors: bad files are IOErrors naming the file and what is wrong
   tl_test::check_throws<tl::IOError>(
       [&] { (void)tl::load_safetensors(temp().file("missing.safetensors")); },
       "cannot open for reading");
-  tl_test::check_throws<tl::IOError>([&] { (void)tl::load_safetensors(temp().path.string()); },
+  tl_test::check_throws<tl::IOError>([&] { (void)tl::load_safetensors(temp().path().string()); },
                                      "not a regular file");
   tl_test::check_throws<tl::IOError>(
-      [&] { (void)tl::load_safetensors_metadata(temp().path.string()); },
-      "[tl::load_safetensors_metadata] " + temp().path.string() + ": not a regular file");
+      [&] { (void)tl::load_safetensors_metadata(temp().path().string()); },
+      "[tl::load_safetensors_metadata] " + temp().path().string() + ": not a regular file");
   MESSAGE(cases << " bad files refused");
 }
 

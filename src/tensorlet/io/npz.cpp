@@ -16,6 +16,7 @@
 #include <set>
 
 #include "tensorlet/io/npy_tensor.h"
+#include "tensorlet/io/utf8.h"
 #include "tensorlet/io/zip_format.h"
 #endif
 
@@ -57,12 +58,12 @@ void check_name(const std::string& name, const char* op) {
   if (name.empty()) fail<Error>(op, "a tensor name is empty");
   if (name.find('\0') != std::string::npos)
     fail<Error>(op, "the tensor name '", name.substr(0, name.find('\0')),
-                     "\\0...' holds a NUL byte");
+                "\\0...' holds a NUL byte");
   if (!io::is_valid_utf8(name))
     fail<Error>(op, "a tensor name is not valid UTF-8 (zip member names are UTF-8)");
   if (name.size() > 0xffff - 4)
     fail<Error>(op, "a tensor name of ", name.size(),
-                     " bytes is too long for a zip member (65531 at most)");
+                " bytes is too long for a zip member (65531 at most)");
 }
 
 // Deflates a member into the file as its bytes come, as Python's zipfile does for

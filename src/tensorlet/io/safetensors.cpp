@@ -16,6 +16,7 @@
 #include "tensorlet/io/file_io.h"
 #include "tensorlet/io/mapped_file.h"
 #include "tensorlet/io/safetensors_format.h"
+#include "tensorlet/io/utf8.h"
 #include "tensorlet/ops/external_tensor.h"
 #include "tensorlet/ops/factories.h"
 
@@ -26,7 +27,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "safetensors I/O assumes little-endian");
 
 void check_name(const char* op, const std::string& what, const std::string& s) {
-  if (!io::valid_utf8(s)) fail<Error>(op, what, " is not valid UTF-8");
+  if (!io::is_valid_utf8(s)) fail<Error>(op, what, " is not valid UTF-8");
 }
 
 // A CPU tensor over the entry's bytes in the mapping (kept alive by the tensor's release

@@ -345,37 +345,6 @@ bool safetensors_data_before(DType a, const std::string& name_a, DType b,
   return name_a < name_b;
 }
 
-bool valid_utf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int more = 0;
-    uint32_t cp = 0, min = 0;
-    if ((c & 0xe0) == 0xc0) {
-      more = 1, cp = c & 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-      more = 2, cp = c & 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-      more = 3, cp = c & 0x07, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (end - p <= more) return false;
-    for (int i = 1; i <= more; ++i) {
-      if ((p[i] & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    p += more + 1;
-  }
-  return true;
-}
-
 std::string safetensors_header(const std::vector<SafetensorsEntry>& entries,
                                const std::map<std::string, std::string>& metadata) {
   using ordered_json = nlohmann::ordered_json;

@@ -36,9 +36,6 @@ const char* safetensors_dtype_name(DType d);
 bool safetensors_data_before(DType a, const std::string& name_a, DType b,
                              const std::string& name_b);
 
-// Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
-bool valid_utf8(std::string_view s);
-
 // The 8-byte little-endian length and the compact JSON header as the reference writes it
 // (`__metadata__` first when there is any, then the entries in the order given), padded with
 // spaces so that the data starts at a multiple of 8. Names and metadata must be valid UTF-8.

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "tensorlet/io/file_io.h"
@@ -20,9 +19,6 @@ constexpr uint16_t kZipFlagUtf8 = 1u << 11;
 // Sizes and offsets from this value on live in zip64 fields (the 32-bit field holds it as a
 // marker).
 constexpr uint64_t kZip32Max = 0xffffffffu;
-
-// Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
-bool is_valid_utf8(std::string_view s);
 
 // One member as written.
 struct ZipMember {
