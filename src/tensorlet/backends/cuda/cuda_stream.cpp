@@ -247,7 +247,8 @@ float Event::elapsed_time(const Event& end) const {
 
 void order_with_external_stream(int device, std::intptr_t stream, bool exporting) {
   const char* op = current_op_name();
-  OnDevice on_device(device);
+  // No GPU or no driver (a CUDA build on a machine without one): DeviceError, not a CUDA failure.
+  OnDevice on_device(resolve_device(device, op));
   check_not_capturing(exporting ? "orders the tensor with another library's stream"
                                 : "waits for another library's stream",
                       op);
