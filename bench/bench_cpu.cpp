@@ -296,30 +296,29 @@ int main() {
     auto flat = v.view({n});
     auto a1 = flat.accessor<float, 1>();
     auto a2 = v.accessor<float, 2>();
-    auto t = interleaved_medians(
-        9, 2,
-        {[&] {
-           float s = 0;
-           for (int64_t i = 0; i < n; ++i) s += p[i];
-           g_sink = g_sink + s;
-         },
-         [&] {
-           float s = 0;
-           for (int64_t i = 0; i < n; ++i) s += a1[i];
-           g_sink = g_sink + s;
-         },
-         [&] {
-           float s = 0;
-           for (int64_t i = 0; i < rows; ++i)
-             for (int64_t j = 0; j < cols; ++j) s += p[i * cols + j];
-           g_sink = g_sink + s;
-         },
-         [&] {
-           float s = 0;
-           for (int64_t i = 0; i < rows; ++i)
-             for (int64_t j = 0; j < cols; ++j) s += a2[i][j];
-           g_sink = g_sink + s;
-         }});
+    auto t = interleaved_medians(9, 2,
+                                 {[&] {
+                                    float s = 0;
+                                    for (int64_t i = 0; i < n; ++i) s += p[i];
+                                    g_sink = g_sink + s;
+                                  },
+                                  [&] {
+                                    float s = 0;
+                                    for (int64_t i = 0; i < n; ++i) s += a1[i];
+                                    g_sink = g_sink + s;
+                                  },
+                                  [&] {
+                                    float s = 0;
+                                    for (int64_t i = 0; i < rows; ++i)
+                                      for (int64_t j = 0; j < cols; ++j) s += p[i * cols + j];
+                                    g_sink = g_sink + s;
+                                  },
+                                  [&] {
+                                    float s = 0;
+                                    for (int64_t i = 0; i < rows; ++i)
+                                      for (int64_t j = 0; j < cols; ++j) s += a2[i][j];
+                                    g_sink = g_sink + s;
+                                  }});
     row("C7", "accessor<float,1> sum of 16M", fmt("%.2f ms", t[1] * 1e3),
         fmt("raw pointer loop %.2f ms", t[0] * 1e3), t[0] / t[1], ">=0.9", t[0] / t[1] >= 0.9);
     row("C7", "accessor<float,2> sum of 4096^2", fmt("%.2f ms", t[3] * 1e3),
