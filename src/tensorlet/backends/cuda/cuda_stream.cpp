@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensorlet/backends/cuda/cuda_capture.h"
+#include "tensorlet/backends/cuda/cuda_event_pool.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/core/error.h"
 
@@ -248,24 +249,22 @@ float Event::elapsed_time(const Event& end) const {
 void order_with_external_stream(int device, std::intptr_t stream, bool exporting) {
   const char* op = current_op_name();
   // No GPU or no driver (a CUDA build on a machine without one): DeviceError, not a CUDA failure.
-  OnDevice on_device(resolve_device(device, op));
+  const int d = resolve_device(device, op);
+  OnDevice on_device(d);
   check_not_capturing(exporting ? "orders the tensor with another library's stream"
                                 : "waits for another library's stream",
                       op);
   cudaStream_t outside = stream == 1   ? cudaStreamLegacy
                          : stream == 2 ? cudaStreamPerThread
                                        : reinterpret_cast<cudaStream_t>(stream);
-  cudaStream_t ours = current_stream_handle(device);
+  cudaStream_t ours = current_stream_handle(d);
   if (outside == ours) return;
   cudaStream_t from = exporting ? ours : outside;
   cudaStream_t to = exporting ? outside : ours;
-  // A fresh event: recorded and waited for here, then released (the runtime frees it once the
-  // wait has resolved).
-  cudaEvent_t event = nullptr;
-  TL_CUDA_CHECK_OP(op, cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  cudaError_t err = cudaEventRecord(event, from);
-  if (err == cudaSuccess) err = cudaStreamWaitEvent(to, event, 0);
-  (void)cudaEventDestroy(event);
+  // The backend's pooled event: reusable as soon as the wait is enqueued (cuda_event_pool.h).
+  ScopedEvent event(d);
+  cudaError_t err = cudaEventRecord(event.get(), from);
+  if (err == cudaSuccess) err = cudaStreamWaitEvent(to, event.get(), 0);
   TL_CUDA_CHECK_OP(op, err);
 }
 
