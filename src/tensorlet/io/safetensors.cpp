@@ -116,7 +116,8 @@ void save_safetensors(const std::string& path, const TensorMap& tensors,
   // One host copy at a time, so a model on the GPU needs host memory for one tensor, not all.
   for (const auto& [name, t] : order) {
     if (t->numel() == 0) continue;
-    const Tensor host = t->cpu().contiguous();
+    // Made contiguous where it lives (on a GPU by a kernel), then one copy to the host, not two.
+    const Tensor host = t->contiguous().cpu();
     out.write(host.data_ptr(), host.nbytes());
   }
   out.commit();
