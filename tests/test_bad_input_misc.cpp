@@ -363,10 +363,10 @@ TEST_CASE("bad input: nn::Linear") {
   });
 }
 
-// Outside memory (ops/from_blob.h, io/dlpack.h) and element access (core/accessor.h). Rows capture
-// nothing: the wrapped memory is a global.
+// Outside memory (ops/from_blob.h, io/dlpack.h), element access (core/accessor.h) and print
+// options. Rows capture nothing: the wrapped memory is a global.
 static float g_blob[16] = {};
-TEST_CASE("bad input: tl::from_blob, DLPack and accessors") {
+TEST_CASE("bad input: tl::from_blob, DLPack, accessors and print options") {
   run_bad_inputs({
       TL_BAD(tl::ShapeError, "[tl::from_blob] ", "differ in length",
              tl::from_blob(g_blob, {2, 3}, {3})),
@@ -397,6 +397,17 @@ TEST_CASE("bad input: tl::from_blob, DLPack and accessors") {
                     const tl::Tensor t = tl::ones({2}, tl::Device::cuda(0));
                     return t.accessor<float, 1>().size(0);
                   }()),
+      // Print options (ops/print_options.h): refused, and nothing changes.
+      TL_BAD(tl::Error, "[tl::set_printoptions] ", "precision", tl::set_printoptions(-1)),
+      TL_BAD(tl::Error, "[tl::set_printoptions] ", "threshold",
+             tl::set_printoptions(std::nullopt, -5)),
+      TL_BAD(tl::Error, "[tl::set_printoptions] ", "edgeitems",
+             tl::set_printoptions(std::nullopt, std::nullopt, -1)),
+      TL_BAD(tl::Error, "[tl::set_printoptions] ", "linewidth",
+             tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, 0)),
+      TL_BAD(tl::Error, "[tl::set_printoptions] ", "\"verbose\"",
+             tl::set_printoptions(std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                  std::nullopt, "verbose")),
       TL_BAD(tl::Error, "[tl::from_dlpack] ", "null", tl::from_dlpack(nullptr)),
       TL_BAD(tl::Error, "[tl::to_dlpack] ", "undefined", tl::to_dlpack(tl::Tensor())),
       TL_BAD(tl::Error, "[tl::Tensor::packed_accessor32] ", "32-bit",
