@@ -92,10 +92,19 @@ TEST_CASE("bad input: scatter, scatter_add, scatter_reduce") {
                   tl::scatter(cu(f({3})), 0, idx({1}, 0), cu(f({1})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::scatter_add] ", "src",
                   tl::scatter_add(cu(f({3})), 0, cu(idx({1}, 0)), f({1}))),
+      // On CUDA the kernel checks each index and the error comes at the next wait for the
+      // device (here the copy to the host), naming the op that launched it.
       TL_BAD_CUDA(tl::IndexError, "[tl::scatter_add] ", "index 3",
-                  tl::scatter_add(cu(f({3})), 0, cu(idx({4}, 3)), cu(f({4})))),
+                  tl::scatter_add(cu(f({3})), 0, cu(idx({4}, 3)), cu(f({4}))).cpu()),
       TL_BAD_CUDA(tl::IndexError, "[tl::scatter_reduce] ", "index -1",
-                  tl::scatter_reduce(cu(f({3})), 0, cu(idx32({4}, -1)), cu(f({4})), "amin")),
+                  tl::scatter_reduce(cu(f({3})), 0, cu(idx32({4}, -1)), cu(f({4})), "amin").cpu()),
+      TL_BAD_CUDA(tl::IndexError, "[tl::scatter_] ", "index 7",
+                  (cu(f({3})).scatter_(0, cu(idx({2}, 7)), 1.0), tl::cuda::synchronize())),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_add] ", "index 3",
+                  tl::index_add(cu(f({3})), 0, cu(idx({4}, 3)), cu(f({4}))).sum().item<double>()),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_copy_] ", "index -2",
+                  (cu(f({3})).index_copy_(0, cu(idx({1}, -2)), cu(f({1}))),
+                   tl::cuda::Stream::current().synchronize())),
   });
 }
 

@@ -175,9 +175,16 @@ class Backend {
   // self's dtype and index's shape (any strides); self has no internal overlap.
   virtual void put(const Tensor& self, const Tensor& index, const Tensor& values,
                    bool accumulate) = 0;
+  // Whether the kernels check their data themselves and report a bad value at the host's next
+  // wait for the device (backends/cuda/cuda_device_error.h): scatter()'s index values, and the
+  // divisor of an integer fmod / remainder / floor_divide in binary(). The front-ends then skip
+  // their own pass over the data and its wait.
+  virtual bool checks_data_in_kernels() const { return false; }
   // Scatter into `self` in place (backends/math/scatter_ops.h): self has at least one dim, any
   // strides and no broadcast dims; index is int64 of self's rank (any strides, 0 included) with
-  // every value in [0, self.size(dim)) and index.size(d) <= self.size(d) for d != dim. For every
+  // every value in [0, self.size(dim)) (unless checks_data_in_kernels(): then a value outside is
+  // skipped and reported as the current op's IndexError) and index.size(d) <= self.size(d) for
+  // d != dim. For every
   // position p of index's shape, the element of self at p with coordinate `dim` replaced by
   // index[p] is combined with src[p]: src is a tensor of self's dtype and index's shape (any
   // strides), or a scalar already of self's dtype. Add scales src by alpha (a value of self's

@@ -127,15 +127,18 @@ DType compute_dtype(BinaryOp op, const char* name, const Operand& a, const Opera
 }
 
 // An integer fmod / remainder / floor_divide by zero raises ZeroDivisionError, as torch's CPU
-// kernels do, on every device: a CUDA divisor is scanned too (one reduction and a wait for its
-// answer, for integer division only), where torch's CUDA kernels return an unspecified value. The
-// divisor is checked as the kernel will see it: converted to the compute dtype (256 is 0 in int8).
-// An empty result divides nothing, so raises nothing (torch's kernel never runs).
+// kernels do, on every device. A number divisor is checked here; a tensor divisor is scanned here
+// on the CPU, while a backend that checks data in its kernels (CUDA) finds a zero divisor there and
+// raises at the host's next wait for the device, so the call never stalls (torch's CUDA kernels
+// return an unspecified value). The divisor is checked as the kernel will see it: converted to
+// the compute dtype (256 is 0 in int8). An empty result divides nothing, so raises nothing
+// (torch's kernel never runs).
 void check_integer_divisor(BinaryOp op, const char* name, DType compute, const ElementwiseArg& b,
                            const Shape& shape) {
   if (!(op == BinaryOp::Fmod || op == BinaryOp::Remainder || op == BinaryOp::FloorDivide) ||
       !is_integral(compute) || shape.numel() == 0)
     return;
+  if (b.tensor && backend_for(b.tensor->device()).checks_data_in_kernels()) return;
   const bool zero = b.is_scalar() ? b.scalar.to<int64_t>() == 0 : !all(*b.tensor).item<bool>();
   if (zero) fail<Error>(name, "ZeroDivisionError: integer division or modulo by zero");
 }

@@ -121,7 +121,7 @@ Tensor index_add_op(const char* name, const Tensor& self, int64_t dim, const Ten
   dim = wrap_dim(dim, self.dim(), name);
   check_index_add(name, self, dim, index, source);
   check_alpha(name, alpha, self.dtype());
-  check_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
   scatter_source(ScatterOp::Add, target, dim, index, source, alpha, name);
   return target;
@@ -134,7 +134,7 @@ Tensor index_copy_op(const char* name, const Tensor& self, int64_t dim, const Te
   check_devices(name, self, index, &source);
   dim = wrap_dim(dim, self.dim(), name);
   check_index_copy(name, self, dim, index, source);
-  check_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
   scatter_source(ScatterOp::Assign, target, dim, index, source, Scalar(1), name);
   return target;

@@ -76,7 +76,7 @@ Tensor scatter_op(const char* name, ScatterOp op, const Tensor& self, int64_t di
   scope.inputs({&self, nullptr, &index, src});
   dim = check_scatter(name, self, dim, index, src);
   if (!src) check_scalar_fits(name, "value", value, self.dtype());
-  check_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
   if (index.numel() > 0) launch(op, target, dim, index, src, in_dtype(value, self.dtype()));
   return target;
@@ -137,7 +137,7 @@ Tensor scatter_reduce_op(const char* name, const Tensor& self, int64_t dim, cons
                 reduce, "\"");
   if (mean && self.dtype() == kBool)
     fail<DTypeError>(name, "reduce \"mean\" is not supported for bool tensors");
-  check_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
   if (index.numel() == 0) return target;
   if (!include_self)

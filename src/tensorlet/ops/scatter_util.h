@@ -19,6 +19,15 @@ inline void check_same_device(const char* op, const Tensor& self, const Tensor& 
 
 // check_index_range: ops/index_range.h.
 
+// The scatter-family kernels' index range: checked here, before any write, unless the backend's
+// scatter kernel checks each value itself (CUDA: a bad index is skipped and raised as this op's
+// IndexError at the next wait for the device), which saves a pass over the index and a wait.
+inline void check_scatter_index_range(const char* op, const Tensor& index, int64_t size,
+                                      int64_t dim) {
+  if (backend_for(index.device()).checks_data_in_kernels()) return;
+  check_index_range(op, index, size, dim);
+}
+
 // torch's ensure_nonempty_dim / ensure_nonempty_size: a 0-dim tensor counts as one element of 1-D.
 inline int64_t rank_of(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
 inline int64_t size_of(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.shape()[d]; }

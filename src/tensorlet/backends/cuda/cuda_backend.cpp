@@ -162,6 +162,7 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(self));
     cuda::put(self, index, values, accumulate);
   }
+  bool checks_data_in_kernels() const override { return true; }
   void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
                const ElementwiseArg& src, Scalar alpha) override {
     OnDevice on_device(cuda_index_of(self));

@@ -3,6 +3,7 @@
 // to the memory traffic), which keeps the number of instantiations down.
 #include <type_traits>
 
+#include "tensorlet/backends/cuda/cuda_device_error.cuh"
 #include "tensorlet/backends/cuda/cuda_elementwise.cuh"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/core/dispatch.h"
@@ -55,6 +56,28 @@ struct ReducedFloatScalarGroup {
   }
 };
 
+// An integer fmod / remainder / floor_divide: a zero divisor gives 0 and is reported to the host
+// (cuda_device_error.h), which raises ZeroDivisionError at its next wait for the device, so the
+// launch needs no scan of the divisor and no wait (and can be captured in a graph).
+template <typename T>
+struct CheckedIntegerDivision {
+  BinaryOp op;
+  DeviceErrorSink sink;
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if (b == T(0)) {
+      report_device_error(sink, 0);
+      return T(0);
+    }
+    if (op == BinaryOp::Fmod) return math::FmodFn{}(a, b);
+    if (op == BinaryOp::Remainder) return math::RemainderFn{}(a, b);
+    return math::FloorDivideFn{}(a, b);
+  }
+};
+
+inline bool is_integer_division(BinaryOp op) {
+  return op == BinaryOp::Fmod || op == BinaryOp::Remainder || op == BinaryOp::FloorDivide;
+}
+
 // The dtypes some op of output rule Rule runs on.
 template <OutputRule Rule>
 constexpr DTypeSet group_dtypes() {
@@ -78,6 +101,16 @@ void run_group(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b, co
             const ReducedFloatScalarGroup<Rule, T> f{
                 {op}, (first ? a : b).scalar.to<compute_t<T>>(), first};
             Elementwise<rule_out_t<Rule, T>, T>::run(f, out, {kernel_input(first ? b : a, dtype)});
+            return;
+          }
+        }
+        if constexpr (Rule == OutputRule::Same && std::is_integral_v<T> &&
+                      !std::is_same_v<T, bool>) {
+          if (is_integer_division(op)) {
+            const CheckedIntegerDivision<T> f{
+                op, device_error_sink(out.device().index(), current_op_name(),
+                                      DeviceErrorKind::ZeroDivision)};
+            Elementwise<T, T, T>::run(f, out, {kernel_input(a, dtype), kernel_input(b, dtype)});
             return;
           }
         }

@@ -1,6 +1,7 @@
 // cuda::copy for every device pair with a CUDA side: same device (the copy kernel), host <->
 // device (cudaMemcpyAsync, staged through contiguous temporaries), and between two GPUs
 // (cuda_copy_peer.cpp).
+#include "tensorlet/backends/cuda/cuda_device_error.h"
 #include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/cuda/cuda_copy_peer.h"
@@ -54,6 +55,7 @@ void host_to_device(const Tensor& src, const Tensor& out, bool non_blocking) {
     // As PyTorch: a blocking copy has completed on return, so the caller may overwrite the
     // source at once, pinned or not.
     TL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    raise_device_errors(device);
   } else if (host.is_pinned()) {
     // The DMA reads the pinned block later: keep it from being reused before then.
     record_pinned_use(host.data_ptr(), stream);
@@ -88,6 +90,7 @@ void device_to_host(const Tensor& src, const Tensor& out, bool non_blocking) {
     return;
   }
   TL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  raise_device_errors(device);
   if (!direct) cpu_backend().copy(host, out);
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "tensorlet/backends/cuda/cuda_device_error.h"
 #include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_dependent_launch.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
@@ -58,6 +59,7 @@ void synchronize(int device) {
   OnDevice on_device(d);
   check_not_capturing("waits for the GPU", "tl::cuda::synchronize");
   TL_CUDA_CHECK_OP("tl::cuda::synchronize", cudaDeviceSynchronize());
+  raise_device_errors(d);
 }
 
 bool dependent_launch_supported(int device) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "tensorlet/backends/cuda/cuda_device_error.h"
 #include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_graph_philox.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
@@ -307,6 +308,7 @@ void Graph::begin_capture(const std::vector<int>& devices, GraphPool pool) {
     c.device = d;
     c.stream = current_stream_handle(d);
     retain_pool(d, g.pool);
+    prepare_device_errors(d);  // kernels captured below may report: their slot must exist first
     OnDevice on_device(d);
     const cudaError_t err = cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) {

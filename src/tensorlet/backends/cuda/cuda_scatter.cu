@@ -2,7 +2,9 @@
 // index element, folding its value into self with an atomic. Native atomicAdd where the hardware
 // has one (float, double, int32, int64, float16, bfloat16), atomicMax/atomicMin for int32/int64,
 // and a compare-and-swap loop for the rest (products, float max/min with NaN, 1- and 2-byte
-// integers and bool), so every value sent to an element is combined.
+// integers and bool), so every value sent to an element is combined. Each index value is checked
+// against self's size along dim in the kernel: a bad one is skipped and reported to the host
+// (cuda_device_error.h), so the front-ends need no pass over the index and no wait before it.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -12,6 +14,7 @@
 #include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_atomics.cuh"
+#include "tensorlet/backends/cuda/cuda_device_error.cuh"
 #include "tensorlet/backends/cuda/cuda_index_common.cuh"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/math/scatter_ops.h"
@@ -30,7 +33,7 @@ __global__ void __launch_bounds__(kScatterThreads)
     scatter_kernel(T* __restrict__ self, const int64_t* __restrict__ index,
                    const T* __restrict__ src, Stored<T> value,
                    const __grid_constant__ StridedIndexer<3> ix, int64_t step, int64_t n,
-                   compute_t<T> alpha, bool scaled) {
+                   int64_t size, DeviceErrorSink sink, compute_t<T> alpha, bool scaled) {
   using C = compute_t<T>;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -42,7 +45,12 @@ __global__ void __launch_bounds__(kScatterThreads)
     } else {
       ix.offsets(static_cast<IndexT>(i), off);
     }
-    T* e = self + off[0] + index[off[1]] * step;
+    const int64_t k = index[off[1]];
+    if (k < 0 || k >= size) {
+      report_device_error(sink, k);
+      continue;
+    }
+    T* e = self + off[0] + k * step;
     const Stored<T> in = src ? reinterpret_cast<const Stored<T>*>(src)[off[2]] : value;
     if constexpr (Op == ScatterOp::Assign) {
       *reinterpret_cast<Stored<T>*>(e) = in;  // the bits, as a copy
@@ -56,7 +64,8 @@ __global__ void __launch_bounds__(kScatterThreads)
 
 template <ScatterOp Op, typename T>
 void launch(const Tensor& self, const Tensor& index, const T* src, Stored<T> value,
-            const StridedIndexer<3>& ix, int64_t step, Scalar alpha, cudaStream_t s) {
+            const StridedIndexer<3>& ix, int64_t step, int64_t size, const DeviceErrorSink& sink,
+            Scalar alpha, cudaStream_t s) {
   using C = compute_t<T>;
   const int64_t n = index.numel();
   const unsigned grid = grid_for(n, kScatterThreads);
@@ -64,11 +73,11 @@ void launch(const Tensor& self, const Tensor& index, const T* src, Stored<T> val
   T* dst = static_cast<T*>(self.data_ptr());
   const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
   if (n < kMax32BitElements) {
-    scatter_kernel<Op, T, uint32_t>
-        <<<grid, kScatterThreads, 0, s>>>(dst, idx, src, value, ix, step, n, alpha.to<C>(), scaled);
+    scatter_kernel<Op, T, uint32_t><<<grid, kScatterThreads, 0, s>>>(
+        dst, idx, src, value, ix, step, n, size, sink, alpha.to<C>(), scaled);
   } else {
-    scatter_kernel<Op, T, uint64_t>
-        <<<grid, kScatterThreads, 0, s>>>(dst, idx, src, value, ix, step, n, alpha.to<C>(), scaled);
+    scatter_kernel<Op, T, uint64_t><<<grid, kScatterThreads, 0, s>>>(
+        dst, idx, src, value, ix, step, n, size, sink, alpha.to<C>(), scaled);
   }
   check_launch(s, "scatter_kernel");
 }
@@ -87,7 +96,11 @@ void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
   }
   const StridedIndexer<3> ix = make_indexer_raw<3>(nd, index.shape().data(), strides);
   const int64_t step = self.strides()[dim];
-  cudaStream_t s = current_stream_handle(self.device().index());
+  const int64_t size = self.shape()[dim];
+  const int device = self.device().index();
+  const DeviceErrorSink sink =
+      device_error_sink(device, current_op_name(), DeviceErrorKind::IndexOutOfRange, dim, size);
+  cudaStream_t s = current_stream_handle(device);
   dispatch_dtype<kAllDTypes>(self.dtype(), [&]<typename T>() {
     Stored<T> value{};
     const T* src_ptr = nullptr;
@@ -99,15 +112,20 @@ void scatter(ScatterOp op, const Tensor& self, int64_t dim, const Tensor& index,
     }
     switch (op) {
       case ScatterOp::Assign:
-        return launch<ScatterOp::Assign, T>(self, index, src_ptr, value, ix, step, alpha, s);
+        return launch<ScatterOp::Assign, T>(self, index, src_ptr, value, ix, step, size, sink,
+                                            alpha, s);
       case ScatterOp::Add:
-        return launch<ScatterOp::Add, T>(self, index, src_ptr, value, ix, step, alpha, s);
+        return launch<ScatterOp::Add, T>(self, index, src_ptr, value, ix, step, size, sink, alpha,
+                                         s);
       case ScatterOp::Mul:
-        return launch<ScatterOp::Mul, T>(self, index, src_ptr, value, ix, step, alpha, s);
+        return launch<ScatterOp::Mul, T>(self, index, src_ptr, value, ix, step, size, sink, alpha,
+                                         s);
       case ScatterOp::Max:
-        return launch<ScatterOp::Max, T>(self, index, src_ptr, value, ix, step, alpha, s);
+        return launch<ScatterOp::Max, T>(self, index, src_ptr, value, ix, step, size, sink, alpha,
+                                         s);
       case ScatterOp::Min:
-        return launch<ScatterOp::Min, T>(self, index, src_ptr, value, ix, step, alpha, s);
+        return launch<ScatterOp::Min, T>(self, index, src_ptr, value, ix, step, size, sink, alpha,
+                                         s);
     }
   });
 }

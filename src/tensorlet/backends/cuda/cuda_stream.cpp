@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_device_error.h"
 #include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_event_pool.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
@@ -125,6 +126,7 @@ void Stream::synchronize() const {
   check_not_capturing("waits for the GPU", "tl::cuda::Stream::synchronize");
   OnDevice on_device(device_);
   TL_CUDA_CHECK_OP("tl::cuda::Stream::synchronize", cudaStreamSynchronize(handle_));
+  raise_device_errors(device_);
 }
 
 bool Stream::query() const {
@@ -210,6 +212,7 @@ void Event::synchronize() const {
   if (event_ == nullptr) return;
   check_not_capturing("waits for the GPU", "tl::cuda::Event::synchronize");
   TL_CUDA_CHECK_OP("tl::cuda::Event::synchronize", cudaEventSynchronize(event_));
+  raise_device_errors(device_);
 }
 
 bool Event::query() const {
