@@ -80,6 +80,19 @@ bool dependent_launch_supported(int device) {
   return device >= 0 && device < kMaxDevices && supported[static_cast<size_t>(device)];
 }
 
+int multiprocessor_count(int device) {
+  constexpr int kCached = 64;
+  static std::atomic<int> cache[kCached];
+  if (device < kCached) {
+    const int n = cache[device].load(std::memory_order_relaxed);
+    if (n > 0) return n;
+  }
+  int n = 0;
+  TL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  if (device < kCached) cache[device].store(n, std::memory_order_relaxed);
+  return n;
+}
+
 DeviceProperties get_device_properties(int device) {
   constexpr const char* op = "tl::cuda::get_device_properties";
   const int d = resolve_device(device, op);

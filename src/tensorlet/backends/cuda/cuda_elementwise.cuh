@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -68,7 +69,8 @@ struct FlatArgs {
   uint32_t scalar_mask;  // bit k: input k is one element broadcast to all (stride 0 everywhere)
   uint32_t host_mask;    // bit k: input k is a scalar passed by value in host_bits[k]
   uint64_t host_bits[N > 0 ? N : 1];
-  bool vectorize;  // every non-scalar pointer is aligned to its vector
+  bool vectorize;          // every non-scalar pointer is aligned to its vector
+  int vectors_per_thread;  // of the op's U at most: fewer where more threads fill the GPU better
   bool dependent;  // launched early in a graph (cuda_dependent_launch.h): wait on the device first
 };
 
@@ -98,10 +100,35 @@ struct StridedArgs {
   bool dependent;  // as FlatArgs::dependent
 };
 
+// Vectors each thread of the flat kernel may load before it computes and stores: an op asks for
+// more than one with `static constexpr int kVectorsPerThread`. One 16-byte load per thread leaves
+// a unary math op short of the copy rate on an H200 (G4: sin/cos at 0.86-0.90 of the copy): too
+// few bytes are in flight per SM to cover the memory latency, all the more as the op's registers
+// lower the occupancy. Ops behind a runtime switch keep one (their code would be inlined U times).
+template <typename Op>
+__host__ __device__ constexpr int vectors_per_thread() {
+  if constexpr (requires { Op::kVectorsPerThread; })
+    return Op::kVectorsPerThread;
+  else
+    return 1;
+}
+
+// The most vectors per thread the host hands out: 4, or TL_CUDA_VECTORS_PER_THREAD (1-4) to
+// measure the flat kernel with and without the extra loads in one binary (bench_cuda G4).
+inline int max_vectors_per_thread() {
+  static const int cap = [] {
+    const char* v = std::getenv("TL_CUDA_VECTORS_PER_THREAD");
+    const int n = v ? std::atoi(v) : 4;
+    return n < 1 ? 1 : (n > 4 ? 4 : n);
+  }();
+  return cap;
+}
+
 template <typename Op, typename Out, typename... In>
 struct ElementwiseBody {
   static constexpr int N = sizeof...(In);
   static constexpr int V = vec_width<Out, In...>();
+  static constexpr int U = vectors_per_thread<Op>();
 
   template <size_t... I>
   static __device__ __forceinline__ void flat(const Op& op, const FlatArgs<N>& a,
@@ -124,15 +151,32 @@ struct ElementwiseBody {
     int64_t start = 0;
     if constexpr (V > 1) {
       if (a.vectorize) {
+        // A block takes U * blockDim vectors at a time, thread t vectors t, t + blockDim, ...:
+        // each load instruction is coalesced across the warp, and a thread's U loads are all
+        // issued before the first result is needed.
         const int64_t nv = a.n / V;
-        for (int64_t v = first; v < nv; v += step) {
+        const int64_t tile = int64_t{a.vectors_per_thread} * blockDim.x;
+        const int64_t tile_step = int64_t{gridDim.x} * tile;
+        for (int64_t base = int64_t{blockIdx.x} * tile + threadIdx.x; base < nv;
+             base += tile_step) {
           // All loads before any store: out may be an input (in place, same position).
-          const ::cuda::std::tuple<Vec<In, V>...> x{
-              load_vec<In>(a.in[I], is_scalar<I>(a), ::cuda::std::get<I>(scalar), v)...};
-          Vec<Out, V> r;
+          ::cuda::std::tuple<Vec<In, V>...> x[U];
 #pragma unroll
-          for (int j = 0; j < V; ++j) r.v[j] = op(::cuda::std::get<I>(x).v[j]...);
-          reinterpret_cast<Vec<Out, V>*>(out)[v] = r;
+          for (int u = 0; u < U; ++u) {
+            const int64_t v = base + int64_t{u} * blockDim.x;
+            if (u < a.vectors_per_thread && v < nv)
+              x[u] = ::cuda::std::tuple<Vec<In, V>...>{
+                  load_vec<In>(a.in[I], is_scalar<I>(a), ::cuda::std::get<I>(scalar), v)...};
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int64_t v = base + int64_t{u} * blockDim.x;
+            if (u >= a.vectors_per_thread || v >= nv) break;
+            Vec<Out, V> r;
+#pragma unroll
+            for (int j = 0; j < V; ++j) r.v[j] = op(::cuda::std::get<I>(x[u]).v[j]...);
+            reinterpret_cast<Vec<Out, V>*>(out)[v] = r;
+          }
         }
         start = nv * V;
       }
@@ -304,7 +348,19 @@ struct Elementwise {
     if (flat) {
       args.vectorize = V > 1 && aligned;
       args.dependent = dependent_launch(out.device().index());
-      const int64_t work = args.vectorize ? (n + V - 1) / V : n;
+      int64_t work = args.vectorize ? (n + V - 1) / V : n;
+      args.vectors_per_thread = 1;
+      if constexpr (vectors_per_thread<Op>() > 1) {
+        // Only once every thread the GPU holds has a vector anyway: a mid-size tensor is better
+        // spread over all SMs one vector per thread than over a few SMs several per thread.
+        const int64_t resident = int64_t{multiprocessor_count(out.device().index())} * 2048;
+        if (args.vectorize && work > resident) {
+          const int64_t u = std::min<int64_t>(
+              std::min(vectors_per_thread<Op>(), max_vectors_per_thread()), work / resident);
+          args.vectors_per_thread = static_cast<int>(u);
+          work = (work + u - 1) / u;
+        }
+      }
       // cudaLaunchKernel returns the launch error itself, so the hot path of small ops needs no
       // separate cudaGetLastError call.
       void* params[] = {const_cast<Op*>(&op), &args};

@@ -35,6 +35,9 @@ bool launch_blocking();
 // cudaGetLastError call on the hot path of small ops.
 void check_launched(cudaError_t err, cudaStream_t stream, const char* kernel);
 
+// Streaming multiprocessors of `device`, queried once (cuda_device.cpp).
+int multiprocessor_count(int device);
+
 // The calling thread's current stream of `device` as a raw handle (the fast path for kernels).
 cudaStream_t current_stream_handle(int device);
 // Orders the current stream of `device` with another library's `stream` (DLPack's encoding: 1

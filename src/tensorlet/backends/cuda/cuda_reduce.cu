@@ -24,20 +24,6 @@ namespace {
 
 using namespace reduction;
 
-// Streaming multiprocessors of a device, queried once.
-int multiprocessor_count(int device) {
-  constexpr int kCached = 64;
-  static std::atomic<int> cache[kCached];
-  if (device < kCached) {
-    const int n = cache[device].load(std::memory_order_relaxed);
-    if (n > 0) return n;
-  }
-  int n = 0;
-  TL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-  if (device < kCached) cache[device].store(n, std::memory_order_relaxed);
-  return n;
-}
-
 // How many blocks of `threads` threads of Op's kernel one SM of `device` holds at once, queried
 // once per (device, block size): block sizes are powers of two up to kMaxThreads.
 template <typename Op>

@@ -1,6 +1,6 @@
 // Elementwise unary ops on CUDA, generated from the list in backends/math/unary_ops.h: the ops of
-// one output rule share one kernel per dtype behind a runtime switch (warp-uniform, free next to
-// the memory traffic), which keeps the number of instantiations down.
+// one output rule share one kernel per dtype behind a runtime switch (warp-uniform), which keeps
+// the number of instantiations down; float32 math ops (the Floating rule) get a kernel each.
 #include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_elementwise.cuh"
@@ -37,6 +37,41 @@ struct UnaryGroup {
   }
 };
 
+// One Floating-rule op on float32, in a kernel of its own: behind the group's switch its registers
+// would be those of the costliest op of the group (erfc, tan, ...), lowering the occupancy, and a
+// switch cannot be inlined four times over; alone it loads 4 vectors per thread before computing
+// (cuda_elementwise.cuh), which keeps sin/cos at the copy rate on Hopper.
+template <typename Fn>
+struct Float32Op {
+  static constexpr int kVectorsPerThread = 4;
+  __device__ __forceinline__ float operator()(float a) const { return Fn{}(a); }
+};
+
+// The kernel of a Floating-rule op on float32; false for the other rules (a template, so that the
+// branch not taken is never instantiated).
+template <OutputRule Rule, typename Fn>
+bool run_float32(const Tensor& in, const Tensor& out) {
+  if constexpr (Rule == OutputRule::Floating) {
+    Elementwise<float, float>::run(Float32Op<Fn>{}, out, {&in});
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// Runs op on its own kernel when it has one (a Floating-rule op on float32); false otherwise.
+bool run_float32_op(UnaryOp op, const Tensor& in, const Tensor& out) {
+  if (in.dtype() != kFloat32 || out.dtype() != kFloat32) return false;
+  switch (op) {
+#define TL_UNARY_FLOAT32(e, name, rule, dtypes, Fn) \
+  case UnaryOp::e:                                  \
+    return run_float32<OutputRule::rule, math::Fn>(in, out);
+    TL_UNARY_OPS(TL_UNARY_FLOAT32)
+#undef TL_UNARY_FLOAT32
+  }
+  return false;
+}
+
 // The dtypes some op of output rule Rule runs on.
 template <OutputRule Rule>
 constexpr DTypeSet group_dtypes() {
@@ -62,6 +97,7 @@ void run_group(UnaryOp op, const Tensor& in, const Tensor& out) {
 
 void unary(UnaryOp op, const Tensor& in, const Tensor& out) {
   if (out.numel() == 0) return;
+  if (run_float32_op(op, in, out)) return;
   switch (output_rule(op)) {
     case OutputRule::Same:
       return run_group<OutputRule::Same>(op, in, out);
