@@ -5,12 +5,15 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
 #include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
+#include "raw_kernels.h"
 
 namespace tl = tensorlet;
 
@@ -44,6 +47,12 @@ std::vector<double> interleaved_medians(int reps, int warmup,
 
 using tl_bench::fmt;
 using tl_bench::row;
+
+// The raw floor's runtime calls, checked.
+void ck(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
 
 }  // namespace
 
@@ -118,6 +127,46 @@ int main() {
         "    for reference: rounds of %d matmuls per device; all of GPU 0's work queued before "
         "GPU 1's takes %.2f ms (%.2f x the sum): the launch queue fills and the host waits\n",
         kRound, t[3] * 1e3, t[3] / sum);
+
+    // The floor of one host thread driving both devices, with no tensorlet in between: the same
+    // rounds of launches through the runtime (cudaSetDevice, then <<<>>> on a stream of that
+    // device), each a kernel that spins on the GPU for as long as one of our matmuls runs there
+    // (the graphs' time per matmul). Its ratio is the best eager M1 can reach on this host.
+    const double kernel_ns = std::min(g[0], g[1]) / kMatmuls * 1e9;
+    cudaStream_t raw_streams[2];
+    for (int d = 0; d < 2; ++d) {
+      ck(cudaSetDevice(d), "cudaSetDevice");
+      ck(cudaStreamCreateWithFlags(&raw_streams[d], cudaStreamNonBlocking),
+         "cudaStreamCreateWithFlags");
+    }
+    auto raw_on = [&](int d, int count) {
+      (void)cudaSetDevice(d);
+      for (int i = 0; i < count; ++i)
+        bench::launch_spin(static_cast<uint64_t>(kernel_ns), raw_streams[d]);
+    };
+    const std::vector<double> r =
+        interleaved_medians(7, 2,
+                            {[&] { raw_on(0, kMatmuls); }, [&] { raw_on(1, kMatmuls); },
+                             [&] {
+                               for (int done = 0; done < kMatmuls; done += kRound) {
+                                 raw_on(0, kRound);
+                                 raw_on(1, kRound);
+                               }
+                             }});
+    ck(cudaGetLastError(), "raw spin launches");
+    const double raw_sum = r[0] + r[1];
+    row("M1", "raw launches, one thread, both", fmt("%.2f ms", r[2] * 1e3),
+        fmt("gpu0 %.2f ms + ", r[0] * 1e3) + fmt("gpu1 %.2f ms", r[1] * 1e3), r[2] / raw_sum,
+        "(floor)", true);
+    std::printf(
+        "    the floor: %d launches of a %.2f us spin kernel per device through the runtime, "
+        "%.2f us per launch on both; M1 eager %.2f against this floor's %.2f (%.2f x)\n",
+        kMatmuls, kernel_ns / 1e3, r[2] / (2.0 * kMatmuls) * 1e6, t[2] / sum, r[2] / raw_sum,
+        (t[2] / sum) / (r[2] / raw_sum));
+    for (int d = 0; d < 2; ++d) {
+      (void)cudaSetDevice(d);
+      (void)cudaStreamDestroy(raw_streams[d]);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_multi_gpu: %s\n", e.what());
     return 1;

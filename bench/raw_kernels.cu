@@ -11,6 +11,16 @@ namespace {
 
 __global__ void empty_kernel() {}
 
+// One thread that waits on the GPU's nanosecond timer: a kernel of a chosen length and no memory
+// traffic, standing in for a small op of that GPU time.
+__global__ void spin_kernel(uint64_t ns) {
+  uint64_t start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 __global__ void scatter_add_kernel(const float* __restrict__ src, const int64_t* __restrict__ index,
                                    float* out, int64_t n) {
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
@@ -33,6 +43,8 @@ __global__ void add_kernel(const float4* a, const float4* b, float4* out, int64_
 }  // namespace
 
 void launch_empty(cudaStream_t stream) { empty_kernel<<<1, 1, 0, stream>>>(); }
+
+void launch_spin(uint64_t ns, cudaStream_t stream) { spin_kernel<<<1, 1, 0, stream>>>(ns); }
 
 void launch_add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream) {
   if (n <= 0) return;

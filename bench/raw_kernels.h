@@ -10,6 +10,8 @@ namespace bench {
 
 // Enqueues an empty <<<1, 1>>> kernel on `stream`, unchecked: the cheapest launch there is.
 void launch_empty(cudaStream_t stream);
+// Enqueues a <<<1, 1>>> kernel that runs for about `ns` nanoseconds (the GPU's timer), unchecked.
+void launch_spin(uint64_t ns, cudaStream_t stream);
 // out = a + b over n floats with 16-byte loads and stores; pointers must be 16-byte aligned.
 void launch_add(const float* a, const float* b, float* out, int64_t n, cudaStream_t stream);
 

@@ -163,6 +163,23 @@ def elementwise():
     torch.cuda.empty_cache()
 
 
+def seed_loop():
+    """G9: seed 002's loop (a * b, a + b, sin(a), cos(b) on randn 512^3) ten times, with events."""
+    a, b = torch.randn(512, 512, 512, device="cuda"), torch.randn(512, 512, 512, device="cuda")
+
+    def body():
+        for _ in range(10):
+            c = a * b
+            d = a + b
+            e = torch.sin(a)
+            f = torch.cos(b)
+            del c, d, e, f
+    (t,) = medians([events(body)])
+    row("G9", "seed 002 loop x10 (a*b a+b sin cos)", t * 1e3, "ms")
+    del a, b
+    torch.cuda.empty_cache()
+
+
 def alloc():
     pairs = 100000
 
@@ -418,7 +435,8 @@ def ours_of(path, ours, seen):
 
 # Rows whose target is a speed ratio against PyTorch (> 1: tensorlet faster); the others are
 # judged against their floors in bench_cuda / bench_cpu.
-TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "O6": 0.8, "G7": 1.0}
+TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "O6": 0.8, "G7": 1.0, "G9": 1.0,
+           "O2": 1.0, "O5": 1.0}
 
 
 def compare(paths):
@@ -446,6 +464,9 @@ def main():
     parser.add_argument("--ours", action="append",
                         help="bench_cuda's or bench_cpu's output (repeatable), to print "
                         "tensorlet/PyTorch ratios")
+    parser.add_argument("--rows", default="",
+                        help="only these sections, by row id, space-separated (e.g. 'G4 G9 O5'); "
+                        "default: all")
     parser.add_argument("--cpu-only", action="store_true",
                         help="only the CPU rows (C3-C6), also what runs without a CUDA device")
     args = parser.parse_args()
@@ -460,21 +481,15 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     print(f"PyTorch {torch.__version__} (CUDA {torch.version.cuda}) eager on "
           f"{torch.cuda.get_device_name(0)}; medians of {REPS} after {WARMUP} warm-up rounds\n")
-    launch_bound()
-    graphs()
-    gemm()
-    elementwise()
-    alloc()
-    nonzero()
-    half_gemm()
-    half_bandwidth()
-    tf32_gemm()
-    softmax()
-    ordering()
-    cumsum()
-    cpu_ops()
-    scatter()
-    cpu_rows()
+    sections = [("G1 G2", launch_bound), ("G7 G8", graphs), ("G3", gemm), ("G4", elementwise),
+                ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
+                ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
+                ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
+                ("C3 C4 C5 C6", cpu_rows)]
+    wanted = set(args.rows.upper().split())
+    for ids, section in sections:
+        if not wanted or wanted & set(ids.split()):
+            section()
     if args.ours:
         compare(args.ours)
     return 0
