@@ -159,6 +159,26 @@ struct ElementwiseBody {
         const int64_t tile_step = int64_t{gridDim.x} * tile;
         for (int64_t base = int64_t{blockIdx.x} * tile + threadIdx.x; base < nv;
              base += tile_step) {
+          if constexpr (U > 1) {
+            // A whole tile of U vectors per thread, the bulk of a large tensor: no guards, as a
+            // unary math op is near its instruction limit at the copy rate.
+            if (a.vectors_per_thread == U && base - threadIdx.x + tile <= nv) {
+              ::cuda::std::tuple<Vec<In, V>...> y[U];
+#pragma unroll
+              for (int u = 0; u < U; ++u)
+                y[u] = ::cuda::std::tuple<Vec<In, V>...>{
+                    load_vec<In>(a.in[I], is_scalar<I>(a), ::cuda::std::get<I>(scalar),
+                                 base + int64_t{u} * blockDim.x)...};
+#pragma unroll
+              for (int u = 0; u < U; ++u) {
+                Vec<Out, V> r;
+#pragma unroll
+                for (int j = 0; j < V; ++j) r.v[j] = op(::cuda::std::get<I>(y[u]).v[j]...);
+                reinterpret_cast<Vec<Out, V>*>(out)[base + int64_t{u} * blockDim.x] = r;
+              }
+              continue;
+            }
+          }
           // All loads before any store: out may be an input (in place, same position).
           ::cuda::std::tuple<Vec<In, V>...> x[U];
 #pragma unroll

@@ -25,6 +25,18 @@ namespace {
 
 constexpr int kScatterThreads = 256;
 
+// Combines one value into the element it goes to.
+template <ScatterOp Op, typename T>
+__device__ __forceinline__ void fold(T* e, Stored<T> in, compute_t<T> alpha, bool scaled) {
+  if constexpr (Op == ScatterOp::Assign) {
+    *reinterpret_cast<Stored<T>*>(e) = in;  // the bits, as a copy
+  } else {
+    compute_t<T> v = static_cast<compute_t<T>>(from_stored<T>(in));
+    if (scaled) v = scatter_ops::scale(alpha, v);
+    combine_into<Op, T>(e, v);
+  }
+}
+
 // Operands of ix over index's shape: 0 = self with a zero stride along dim, 1 = index, 2 = src
 // (zero strides for a scalar src, which comes as `value`). The element written is self's at
 // off[0] + index * step.
@@ -34,30 +46,56 @@ __global__ void __launch_bounds__(kScatterThreads)
                    const T* __restrict__ src, Stored<T> value,
                    const __grid_constant__ StridedIndexer<3> ix, int64_t step, int64_t n,
                    int64_t size, DeviceErrorSink sink, compute_t<T> alpha, bool scaled) {
-  using C = compute_t<T>;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
     int64_t off[3];
-    if (ix.ndim == 1) {  // one run (a 1-D scatter, index_add of a vector): no division
-#pragma unroll
-      for (int k = 0; k < 3; ++k) off[k] = i * ix.strides[k][0];
-    } else {
-      ix.offsets(static_cast<IndexT>(i), off);
-    }
+    ix.offsets(static_cast<IndexT>(i), off);
     const int64_t k = index[off[1]];
     if (k < 0 || k >= size) {
       report_device_error(sink, k);
       continue;
     }
-    T* e = self + off[0] + k * step;
     const Stored<T> in = src ? reinterpret_cast<const Stored<T>*>(src)[off[2]] : value;
-    if constexpr (Op == ScatterOp::Assign) {
-      *reinterpret_cast<Stored<T>*>(e) = in;  // the bits, as a copy
-    } else {
-      C v = static_cast<C>(from_stored<T>(in));
-      if (scaled) v = scatter_ops::scale(alpha, v);
-      combine_into<Op, T>(e, v);
+    fold<Op, T>(self + off[0] + k * step, in, alpha, scaled);
+  }
+}
+
+// One strided run of index (a 1-D scatter, index_add of a vector, or dims the indexer merged):
+// no indexer, whose division loops take registers from an atomic-bound kernel (occupancy is what
+// keeps atomics in flight), and kRunItems elements per thread whose loads are all issued before
+// the first atomic. `stride` holds self's (0: the dim is index's), index's and src's.
+constexpr int kRunItems = 4;
+
+template <ScatterOp Op, typename T>
+__global__ void __launch_bounds__(kScatterThreads)
+    scatter_run_kernel(T* __restrict__ self, const int64_t* __restrict__ index,
+                       const T* __restrict__ src, Stored<T> value, int64_t self_stride,
+                       int64_t index_stride, int64_t src_stride, int64_t step, int64_t n,
+                       int64_t size, DeviceErrorSink sink, compute_t<T> alpha, bool scaled) {
+  const int64_t tile = int64_t{kRunItems} * blockDim.x;
+  const int64_t tile_step = static_cast<int64_t>(gridDim.x) * tile;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * tile + threadIdx.x; base < n;
+       base += tile_step) {
+    int64_t k[kRunItems] = {};
+    Stored<T> in[kRunItems]{};
+#pragma unroll
+    for (int u = 0; u < kRunItems; ++u) {
+      const int64_t i = base + int64_t{u} * blockDim.x;
+      if (i < n) {
+        k[u] = index[i * index_stride];
+        in[u] = src ? reinterpret_cast<const Stored<T>*>(src)[i * src_stride] : value;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kRunItems; ++u) {
+      const int64_t i = base + int64_t{u} * blockDim.x;
+      if (i >= n) break;
+      if (k[u] < 0 || k[u] >= size) {
+        report_device_error(sink, k[u]);
+        continue;
+      }
+      fold<Op, T>(self + i * self_stride + k[u] * step, in[u], alpha, scaled);
     }
   }
 }
@@ -72,7 +110,12 @@ void launch(const Tensor& self, const Tensor& index, const T* src, Stored<T> val
   const bool scaled = Op == ScatterOp::Add && !(alpha.to<double>() == 1);
   T* dst = static_cast<T*>(self.data_ptr());
   const int64_t* idx = static_cast<const int64_t*>(index.data_ptr());
-  if (n < kMax32BitElements) {
+  if (ix.ndim == 1) {
+    scatter_run_kernel<Op, T>
+        <<<grid_for((n + kRunItems - 1) / kRunItems, kScatterThreads), kScatterThreads, 0, s>>>(
+            dst, idx, src, value, ix.strides[0][0], ix.strides[1][0], ix.strides[2][0], step, n,
+            size, sink, alpha.to<C>(), scaled);
+  } else if (n < kMax32BitElements) {
     scatter_kernel<Op, T, uint32_t><<<grid, kScatterThreads, 0, s>>>(
         dst, idx, src, value, ix, step, n, size, sink, alpha.to<C>(), scaled);
   } else {
