@@ -1,13 +1,23 @@
 // Rows longer than one block's sort (cuda_sort.cu sorts the shorter ones), with CUB's device
-// radix sorts of (order key, position) pairs:
+// radix sorts of (order key, position) pairs; positions are int32 below 2^31 elements, int64
+// above:
+//  - one row: cub::DeviceRadixSort of its pairs;
 //  - many rows (and fewer than 2^31 elements): cub::DeviceSegmentedRadixSort with a segment per
 //    row;
-//  - otherwise (one long row, or few): cub::DeviceRadixSort of every (key, flat position) pair,
-//    then, for several rows, a stable radix sort by row number on the few bits rows need, which
-//    regroups the rows with each row's order kept.
-// Radix sorts are stable, so ties keep position order. The values are gathered from the input at
-// the sorted positions. Scratch comes from the caching allocator and everything runs on the
-// current stream.
+//  - a few rows: cub::DeviceRadixSort of every (key, flat position) pair, then a stable radix sort
+//    by row number on the few bits rows need, which regroups the rows with each row's order kept.
+// Radix sorts are stable, so ties keep position order. One kernel then writes the results: each
+// index widened to int64 from its position and, on the first two paths, each value decoded from
+// its sorted key (order_value), the input read again only at keys that name no single element
+// (zero, NaN). The regrouping sort carries positions alone, so the third path gathers the values.
+//
+// Why, for one row of 16M float32 (bound by memory traffic; bytes per element): the keys kernel
+// reads 4 and writes 8 (key, int32 position); CUB's onesweep reads the keys once for its
+// histograms (4), then in four 8-bit passes reads and writes a key and a position (16 each); the
+// results kernel reads 8 and writes 12 (value, int64 index): 100 in all. Gathering the values at
+// the positions instead would add a random 4-byte read per element (a 32-byte sector each), and
+// int64 positions 8 bytes to each pass.
+// Scratch comes from the caching allocator and everything runs on the current stream.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -88,6 +98,32 @@ __global__ void gather_sorted_kernel(const L* __restrict__ in, const P* __restri
   }
 }
 
+// Output (row, r) for r < out_cols from the sorted pair at row * n + r: the value from its key
+// (order_value), read from the input only where the key names no single element (a zero or a
+// NaN: the element keeps -0.0's sign and a NaN's bits, as a gather's would), so the input is not
+// read again at random; the index widened to int64 (or source's entry at the position).
+template <typename T, typename P>
+__global__ void write_sorted_kernel(const order_load_t<T>* __restrict__ in,
+                                    const order_key_t<T>* __restrict__ keys,
+                                    const P* __restrict__ sorted, int64_t rows, int64_t n,
+                                    int64_t out_cols, bool descending,
+                                    order_load_t<T>* __restrict__ values,
+                                    int64_t* __restrict__ indices,
+                                    const int64_t* __restrict__ source) {
+  using K = order_key_t<T>;
+  const K flip = order_flip<K>(descending);
+  const int64_t total = rows * out_cols;
+  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < total;
+       o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t row = rows == 1 ? 0 : o / out_cols;  // one row: no 64-bit division
+    const int64_t at = row * n + (o - row * out_cols);
+    const K k = static_cast<K>(keys[at] ^ flip);
+    const int64_t f = static_cast<int64_t>(sorted[at]);
+    values[o] = order_key_exact<T>(k) ? order_value<T>(k) : in[f];
+    indices[o] = source ? source[f] : f - row * n;
+  }
+}
+
 // The number of bits that hold every value in [0, count).
 int bits_for(int64_t count) {
   int bits = 1;
@@ -143,25 +179,31 @@ void radix_sort_typed(const order_load_t<T>* x, int64_t rows, int64_t n, int64_t
   check_launch(s, "make_keys_kernel");
   cub::DoubleBuffer<K> keys(keys_a.p, keys_b.p);
   cub::DoubleBuffer<P> pos(pos_a.p, pos_b.p);
+  const unsigned grid = grid_for(rows * out_cols, kThreads);
   bool segmented = false;
-  if constexpr (sizeof(P) == 4) {
-    segmented = rows >= kSegmentedMinRows;
-    if (segmented) segmented_sort_pairs(keys, pos, rows, n, device, s);
-  }
-  if (!segmented) {
-    // Every pair at once, then (several rows) a stable sort by row number.
-    device_sort_pairs(keys, pos, total, kKeyBits, device, s);
-    if (rows > 1) {
-      Scratch<uint32_t> row_a(total, device), row_b(total, device);
-      row_keys_kernel<P>
-          <<<grid_for(total, kThreads), kThreads, 0, s>>>(pos.Current(), total, n, row_a.p);
-      check_launch(s, "row_keys_kernel");
-      cub::DoubleBuffer<uint32_t> row(row_a.p, row_b.p);
-      device_sort_pairs(row, pos, total, bits_for(rows), device, s);
+  if constexpr (sizeof(P) == 4) segmented = rows >= kSegmentedMinRows;
+  if (rows == 1 || segmented) {
+    if (segmented) {
+      if constexpr (sizeof(P) == 4) segmented_sort_pairs(keys, pos, rows, n, device, s);
+    } else {
+      device_sort_pairs(keys, pos, total, kKeyBits, device, s);
     }
+    write_sorted_kernel<T, P><<<grid, kThreads, 0, s>>>(
+        x, keys.Current(), pos.Current(), rows, n, out_cols, descending, values, indices, source);
+    check_launch(s, "write_sorted_kernel");
+    return;
   }
-  gather_sorted_kernel<<<grid_for(rows * out_cols, kThreads), kThreads, 0, s>>>(
-      x, pos.Current(), rows, n, out_cols, values, indices, source);
+  // Every pair at once, then a stable sort by row number. That sort carries the positions alone,
+  // so the values are gathered at them.
+  device_sort_pairs(keys, pos, total, kKeyBits, device, s);
+  Scratch<uint32_t> row_a(total, device), row_b(total, device);
+  row_keys_kernel<P>
+      <<<grid_for(total, kThreads), kThreads, 0, s>>>(pos.Current(), total, n, row_a.p);
+  check_launch(s, "row_keys_kernel");
+  cub::DoubleBuffer<uint32_t> row(row_a.p, row_b.p);
+  device_sort_pairs(row, pos, total, bits_for(rows), device, s);
+  gather_sorted_kernel<<<grid, kThreads, 0, s>>>(x, pos.Current(), rows, n, out_cols, values,
+                                                 indices, source);
   check_launch(s, "gather_sorted_kernel");
 }
 
