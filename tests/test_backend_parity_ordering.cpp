@@ -113,11 +113,12 @@ Tensor tied(const Shape& s, DType d) {
 }  // namespace
 
 TL_PARITY_CASE("backend parity: sort, topk and kthvalue over lengths, dims, layouts, dtypes") {
-  // Lengths 1, 31, 1000 (one block's sort), 4097 (past it: the device's radix sorts; topk of
-  // k = 100 selects), and dims with elements after them.
+  // Lengths 1, 31, 1000 (one block's sort), 4097 and 5000 (past it: the device's radix sorts,
+  // two rows regrouped, one row on its own; topk of k = 100 selects, kthvalue's k = 2500 sorts),
+  // and dims with elements after them.
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases{
-      {{1}, {0}},        {{31}, {0}}, {{3, 31}, {1, 0}}, {{2, 1000}, {1}},
-      {{2, 4097}, {-1}}, {{}, {0}},   {{0, 7}, {0, 1}},  {{3, 4, 5}, {0, 1, 2}},
+      {{1}, {0}},    {{31}, {0}}, {{3, 31}, {1, 0}}, {{2, 1000}, {1}},       {{2, 4097}, {-1}},
+      {{5000}, {0}}, {{}, {0}},   {{0, 7}, {0, 1}},  {{3, 4, 5}, {0, 1, 2}},
   };
   for (DType d : all_dtypes()) {
     for (const auto& [shape, dims] : cases) {
@@ -142,14 +143,14 @@ TL_PARITY_CASE("backend parity: sort, topk and kthvalue over lengths, dims, layo
 
 TL_PARITY_CASE("backend parity: sort and topk of long rows (large)") {
   TL_PARITY_SKIP_LARGE_ON_CPU();
-  // 16M keys in one row (one device-wide radix sort); [4096, 4096] (one block per row);
-  // [300, 70000] (a segment per row); [2, 8M] (one sort, then regrouped by row); topk of
-  // [1024, 32768] with k = 100 (selection) and of the 16M row.
+  // 16M keys in one row (one device-wide radix sort; 4M float64: 8-byte keys); [4096, 4096] (one
+  // block per row); [300, 70000] and [200, 5000] (a segment per row); [2, 8M] (one sort, then
+  // regrouped by row); topk of [1024, 32768] with k = 100 (selection) and of the 16M row.
   const int64_t m16 = int64_t{1} << 24;
   const std::vector<std::pair<Shape, DType>> sorts{
       {{m16}, tl::kFloat32},        {{m16}, tl::kInt32},           {{4096, 4096}, tl::kFloat32},
       {{300, 70000}, tl::kFloat32}, {{2, m16 / 2}, tl::kBFloat16}, {{64, 5000}, tl::kFloat64},
-      {{4096, 4096}, tl::kFloat16},
+      {{4096, 4096}, tl::kFloat16}, {{200, 5000}, tl::kFloat16},   {{m16 / 4}, tl::kFloat64},
   };
   for (const auto& [shape, d] : sorts) {
     const Tensor x = tied(shape, d);

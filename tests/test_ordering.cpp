@@ -2,8 +2,10 @@
 // dtype, ties, NaN placement, descending, the stable order of ties, layouts, dims other than the
 // last, 0-dim and zero-size inputs, k = 0 and k = n.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -97,6 +99,7 @@ void check_rows(const tl::Tensor& x, int64_t d, const tl::Tensor& values, const 
       CHECK_FALSE(used[p]);
       used[p] = true;
       CHECK(same(row[p], got_keys[j]));
+      if (row[p] == 0) CHECK(std::signbit(row[p]) == std::signbit(got_keys[j]));  // -0.0 stays
       if (exact_indices) CHECK(static_cast<int64_t>(p) == want[j]);
     }
     if (any_order) {  // topk(sorted=false): the same elements in some order
@@ -124,6 +127,51 @@ tl::Tensor tied_values(const tl::Shape& s, tl::DType d) {
   x = tl::where((u >= 0.09) & (u < 0.12), tl::full({}, -kInf, tl::kFloat64), x);
   x = tl::where((u >= 0.12) & (u < 0.16), tl::full({}, -0.0, tl::kFloat64), x);
   return x.to(d);
+}
+
+// tied_values with specials written over every 7th element: for floats both zeros, NaNs of both
+// signs and other payloads, infinities and denormals (as d holds them); for integers the
+// dtype's extremes.
+tl::Tensor with_specials(const tl::Shape& s, tl::DType d) {
+  tl::Tensor x = tied_values(s, d).contiguous();
+  if (d == tl::kBool) return x;
+  tl::Tensor specials;
+  if (tl::is_floating_point(d)) {
+    std::vector<float> v;
+    for (uint32_t b : {0x80000000u, 0x00000000u, 0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xff812345u,
+                       0x00000001u, 0x80000001u, 0x7f800000u, 0xff800000u})
+      v.push_back(std::bit_cast<float>(b));
+    specials = tl::from_vector(v).to(d);
+  } else {
+    specials = tl::dispatch_dtype(d, [&]<typename T>() {
+      const auto lo = static_cast<int64_t>(std::numeric_limits<T>::min());
+      const auto hi = static_cast<int64_t>(std::numeric_limits<T>::max());
+      return tl::from_vector<int64_t>({lo, hi, lo + 1, hi - 1, 0}).to(d);
+    });
+  }
+  char* p = static_cast<char*>(x.data_ptr());
+  const char* q = static_cast<const char*>(specials.data_ptr());
+  const auto size = static_cast<size_t>(x.element_size());
+  for (int64_t i = 0; i < x.numel(); i += 7)
+    std::memcpy(p + i * size, q + (i / 7 % specials.numel()) * size, size);
+  return x;
+}
+
+// Checks that each value is the input's element at its index, bit for bit, in [rows, n] results
+// of m columns (x: [rows, n] or [n]).
+void check_bits_at_indices(const tl::Tensor& x, const tl::Tensor& values, const tl::Tensor& indices,
+                           int64_t n, int64_t m) {
+  const std::vector<uint64_t> xb = bits_of(x), vb = bits_of(values);
+  const std::vector<int64_t> at = indices.cpu().contiguous().to_vector<int64_t>();
+  REQUIRE(vb.size() == at.size());
+  int64_t bad = 0, first = -1;
+  for (size_t o = 0; o < vb.size(); ++o) {
+    const int64_t row = static_cast<int64_t>(o) / m;
+    if (vb[o] != xb[static_cast<size_t>(row * n + at[o])] && bad++ == 0)
+      first = static_cast<int64_t>(o);
+  }
+  INFO(bad << " values differ from the input's element at their index; the first at " << first);
+  CHECK(bad == 0);
 }
 
 struct ShapeDims {
@@ -222,6 +270,41 @@ TEST_CASE("sort: integer extremes of every width and long rows") {
           auto [v, i] = tl::sort(x, -1, descending, true);
           check_rows(x, -1, v, i, s.back(), true,
                      [&](const std::vector<Key>& row) { return stable_order(row, descending); });
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("sort: long rows give the input's own elements, bit for bit, in every dtype") {
+  // Rows past one block's sort (4096): one row (one device-wide radix sort), 128 rows (a segment
+  // per row), both writing values decoded from their sorted keys; 3 rows (sorted at once, then
+  // regrouped by row), gathering them. -0.0 and every NaN must come back as they went in.
+  const std::vector<tl::Shape> shapes{{5000}, {128, 4097}, {3, 5000}};
+  for (tl::Device dev : test_devices()) {
+    for (tl::DType dt : all_dtypes()) {
+      for (const tl::Shape& s : shapes) {
+        const tl::Tensor x = with_specials(s, dt);
+        const tl::Tensor xd = x.to(dev);
+        const int64_t n = s.back();
+        for (bool descending : {false, true}) {
+          INFO(dev.str() << " " << tl::dtype_name(dt) << " " << s.str()
+                         << (descending ? " descending" : ""));
+          auto [v, i] = tl::sort(xd, -1, descending, true);
+          check_rows(xd, -1, v, i, n, true,
+                     [&](const std::vector<Key>& row) { return stable_order(row, descending); });
+          check_bits_at_indices(x, v, i, n, n);
+        }
+        if (dt == tl::kBool) continue;  // torch has no topk for bool
+        // topk of a large part of a long row sorts it and keeps the first k.
+        const int64_t k = n - 500;
+        for (bool largest : {true, false}) {
+          INFO(dev.str() << " " << tl::dtype_name(dt) << " " << s.str() << " topk " << k
+                         << (largest ? " largest" : " smallest"));
+          auto [v, i] = tl::topk(xd, k, -1, largest);
+          check_bits_at_indices(x, v, i, n, k);
+          auto sorted = tl::sort(xd, -1, largest, true);
+          CHECK(bits_of(v) == bits_of(sorted.values.narrow(-1, 0, k)));
         }
       }
     }

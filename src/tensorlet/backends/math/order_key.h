@@ -56,6 +56,46 @@ TL_HOST_DEVICE inline order_key_t<T> order_key(order_load_t<T> v) {
   }
 }
 
+// Whether key k names one element exactly, so that a sort may write order_value(k) instead of
+// reading the element again: every integer and bool key; every float key but zero's (0.0 and
+// -0.0 share it) and NaN's (every NaN shares it), whose elements must be read from the input to
+// keep -0.0's sign and a NaN's bits.
+template <typename T>
+TL_HOST_DEVICE inline bool order_key_exact(order_key_t<T> k) {
+  using K = order_key_t<T>;
+  if constexpr (is_floating_v<T>) {
+    constexpr K kSign = static_cast<K>(K{1} << (8 * sizeof(K) - 1));
+    return k != kSign && k != static_cast<K>(~K{0});
+  } else {
+    return true;
+  }
+}
+
+// The element whose key is k: order_key's inverse where order_key_exact(k) (bool as 0 or 1).
+// For a key that is not exact it is an element of that key (0.0, or a NaN).
+template <typename T>
+TL_HOST_DEVICE inline order_load_t<T> order_value(order_key_t<T> k) {
+  using K = order_key_t<T>;
+  using L = order_load_t<T>;
+  constexpr K kSign = static_cast<K>(K{1} << (8 * sizeof(K) - 1));
+  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return static_cast<L>(k);
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<L>(static_cast<K>(k ^ kSign));  // two's complement: the bits of v
+  } else {
+    // Keys with the sign bit set are the non-negative elements (their bits with it set); the
+    // others are the negative ones, inverted.
+    const K b = (k & kSign) ? static_cast<K>(k & static_cast<K>(~kSign)) : static_cast<K>(~k);
+    if constexpr (is_reduced_float_v<T>) {
+      return T::from_bits(b);
+    } else {
+      T v;
+      std::memcpy(&v, &b, sizeof v);
+      return v;
+    }
+  }
+}
+
 // Descending orders (and topk's largest) sort the inverted keys ascending: a stable sort of them
 // keeps equal elements in position order, as torch's stable descending sort does.
 template <typename K>
