@@ -9,7 +9,6 @@
 //  - columns (elements after the dim, inner > 1): one thread per column, adjacent threads on
 //    adjacent columns so every access is coalesced; an online pass, then a write pass.
 // Everything runs on the current stream of the tensors' device, one launch per call.
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
+#include "tensorlet/backends/cuda/cuda_softmax_common.cuh"
 #include "tensorlet/backends/softmax_rows.h"
 #include "tensorlet/core/dispatch.h"
 
@@ -27,7 +27,7 @@ namespace tensorlet::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
+using namespace softmax_impl;
 
 constexpr int kMaxLoads = 8;          // vector loads a thread holds in registers
 constexpr int kMaxCluster = 8;        // the portable cluster size
@@ -39,71 +39,6 @@ constexpr int kLoopedThreads = 512;
 constexpr int kColumnThreads = 256;
 
 inline int64_t divide_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-__device__ __forceinline__ float exp_of(float x) { return expf(x); }
-__device__ __forceinline__ double exp_of(double x) { return ::exp(x); }
-__device__ __forceinline__ float log_of(float x) { return logf(x); }
-__device__ __forceinline__ double log_of(double x) { return ::log(x); }
-
-// A NaN-propagating max (a NaN max makes every output NaN, as torch).
-template <typename C>
-__device__ __forceinline__ C max_nan(C a, C b) {
-  return (a != a || a > b) ? a : b;
-}
-
-struct MaxOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return max_nan(a, b);
-  }
-};
-struct SumOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return a + b;
-  }
-};
-
-// Reduces v over the block (blockDim.x a multiple of 32); every thread gets the result.
-// `shared` holds one value per warp; the first barrier lets a previous reduction finish reading it.
-template <typename C, typename Op>
-__device__ __forceinline__ C block_reduce(C v, Op op, C identity, C* shared) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  v = lane < static_cast<int>(blockDim.x / 32) ? shared[lane] : identity;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// Combines one value per block of the calling block's cluster (every block gets the same result,
-// folded in rank order). `slot` must not be written again before the next cluster barrier.
-template <typename C, typename Op>
-__device__ __forceinline__ C cluster_reduce(C v, Op op, C* slot) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cg::cluster_group cluster = cg::this_cluster();
-  if (threadIdx.x == 0) *slot = v;
-  cluster.sync();
-  C r = *cluster.map_shared_rank(slot, 0);
-  for (unsigned b = 1; b < cluster.num_blocks(); ++b) r = op(r, *cluster.map_shared_rank(slot, b));
-  return r;
-#else
-  (void)op;
-  (void)slot;
-  __trap();  // the host launches clusters only for sm_90 code
-  return v;
-#endif
-}
-
-// kVec elements moved as one access (16 bytes when kVec > 1).
-template <typename T, int kVec>
-struct alignas(sizeof(T) * kVec) Pack {
-  T v[kVec];
-};
 
 struct RowPlan {
   int64_t rows, n;
@@ -174,10 +109,7 @@ __global__ void __launch_bounds__(1024)
       }
     }
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // No block may leave while another of its cluster still reads its slot.
-  if (p.cluster > 1) cg::this_cluster().sync();
-#endif
+  if (p.cluster > 1) cluster_barrier();
 }
 
 // Running (max, sum of exp(x - max)) of the elements seen so far. An all -inf prefix keeps sum 0
