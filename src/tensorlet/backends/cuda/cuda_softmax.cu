@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
@@ -55,6 +56,7 @@ __global__ void __launch_bounds__(1024)
     softmax_rows_kernel(const T* __restrict__ in, T* __restrict__ out, RowPlan p) {
   using C = compute_t<T>;
   using V = Pack<T, kVec>;
+  constexpr bool kKeepExp = std::is_same_v<T, C>;  // the half types would round exp to T
   __shared__ C shared[32];
   __shared__ C cluster_slot[2];
   constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
@@ -83,13 +85,20 @@ __global__ void __launch_bounds__(1024)
     }
     m = block_reduce(m, MaxOp{}, -kInf, shared);
     if (p.cluster > 1) m = cluster_reduce(m, MaxOp{}, &cluster_slot[0]);
+    // A float or double softmax keeps exp(x - max) in place of x (the same value the write would
+    // compute again), so the write pass is one multiply per element and expf runs once.
+    const bool keep_exp = kKeepExp && !p.log;
     C s = 0;
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const int64_t i = begin + (static_cast<int64_t>(k) * blockDim.x + threadIdx.x) * kVec;
       if (i < end) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) s += exp_of(static_cast<C>(vals[k].v[e]) - m);
+        for (int e = 0; e < kVec; ++e) {
+          const C ex = exp_of(static_cast<C>(vals[k].v[e]) - m);
+          s += ex;
+          if (keep_exp) vals[k].v[e] = static_cast<T>(ex);
+        }
       }
     }
     s = block_reduce(s, SumOp{}, C(0), shared);
@@ -102,8 +111,8 @@ __global__ void __launch_bounds__(1024)
         V o;
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const C t = static_cast<C>(vals[k].v[e]) - m;
-          o.v[e] = static_cast<T>(p.log ? t - scale : exp_of(t) * scale);
+          const C v = static_cast<C>(vals[k].v[e]);
+          o.v[e] = static_cast<T>(p.log ? (v - m) - scale : (keep_exp ? v : exp_of(v - m)) * scale);
         }
         *reinterpret_cast<V*>(y + i) = o;
       }
