@@ -1,10 +1,13 @@
-// Softmax and log-softmax on CUDA. Three kernels, picked on the host by the row shape:
+// Softmax and log-softmax on CUDA. Four kernels, picked on the host by the row shape:
 //  - rows (the dim is the last one, rows that fit): one block per row, or for few long rows a
 //    cluster of up to 8 blocks per row (sm_90) that exchange their maxima and sums through
 //    distributed shared memory. Each thread loads its elements ONCE into registers (16-byte
 //    vector loads when every row is 16-byte aligned), the block reduces max then sum with warp
 //    shuffles, and the output is written from the registers: x is read from memory once;
-//  - looped (rows too long for registers, or no clusters): one block per row, an online
+//  - split (cuda_softmax_split.cu; sm_90, aligned rows): few long rows that the rows kernel would
+//    take in more than one wave or not at all, held in registers and shared memory by clusters of
+//    up to 16 blocks of one SM each, every row resident at once: read once, one wave;
+//  - looped (rows too long for both, or no clusters): one block per row, an online
 //    (max, sum of exp) pass, then a write pass: x is read twice (the second time mostly from L2);
 //  - columns (elements after the dim, inner > 1): one thread per column, adjacent threads on
 //    adjacent columns so every access is coalesced; an online pass, then a write pass.
@@ -21,6 +24,7 @@
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
 #include "tensorlet/backends/cuda/cuda_softmax_common.cuh"
+#include "tensorlet/backends/cuda/cuda_softmax_split.h"
 #include "tensorlet/backends/softmax_rows.h"
 #include "tensorlet/core/dispatch.h"
 
@@ -36,6 +40,9 @@ constexpr int kClusterThreads = 512;  // per block of a cluster: two blocks fit 
 // Below this many vectors per block a row is not split further: the exchange would cost more
 // than the parallelism gives.
 constexpr int64_t kMinChunkVectors = 1024;
+// What the rows kernel holds an SM at most: 1024 threads (64 registers each fill the register
+// file) of kMaxLoads 16-byte vectors.
+constexpr int64_t kRegisterBytesPerSm = int64_t{1024} * kMaxLoads * 16;
 constexpr int kLoopedThreads = 512;
 constexpr int kColumnThreads = 256;
 
@@ -301,8 +308,18 @@ void run(const Tensor& in, const Tensor& out, const SoftmaxRows& g, bool log) {
       cluster *= 2;
   }
   int threads = 0, loads = 0;
-  if (!fits(cluster) || !block_shape(divide_up(vectors, cluster),
-                                     cluster == 1 ? 1024 : kClusterThreads, threads, loads)) {
+  const bool in_registers =
+      fits(cluster) && block_shape(divide_up(vectors, cluster),
+                                   cluster == 1 ? 1024 : kClusterThreads, threads, loads);
+  // Few long rows that this kernel would run in more than one wave (more bytes than the registers
+  // of all SMs hold), or not at all: held in registers and shared memory in one wave instead, when
+  // they fit (cuda_softmax_split.cu).
+  const int64_t bytes = g.outer * g.n * static_cast<int64_t>(sizeof(T));
+  if (facts.clusters && g.outer <= 2 * int64_t{facts.sms} &&
+      (!in_registers || bytes > facts.sms * kRegisterBytesPerSm) &&
+      softmax_split<T>(x, y, g.outer, g.n, log, device, s))
+    return;
+  if (!in_registers) {
     const unsigned grid = static_cast<unsigned>(std::min<int64_t>(g.outer, int64_t{1} << 24));
     softmax_looped_kernel<T><<<grid, kLoopedThreads, 0, s>>>(x, y, g.outer, g.n, log);
     check_launch(s, "softmax_looped_kernel");
