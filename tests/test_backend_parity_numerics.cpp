@@ -75,15 +75,65 @@ TL_PARITY_CASE("backend parity: softmax and log_softmax over widths, dims, layou
 
 TL_PARITY_CASE("backend parity: softmax of long rows, few or many (large)") {
   TL_PARITY_SKIP_LARGE_ON_CPU();
-  // [64, 128256]: split over clusters; [8, 300000]: past the cluster limit, the looped kernel;
-  // [4096, 4096]: one block per row; [2048, 1000] float16: vector loads of 8.
+  // On an H100/H200 (132 SMs, sm_90): [64, 128256] float32 (32.8 MB, more than the registers of
+  // all SMs hold) and [64, 128260] (slices of unequal length) take the split kernel, rows over
+  // clusters of 2 blocks with registers and shared memory; [32, 128256] float64 over clusters of
+  // 4; [128, 128256] float16 / bfloat16 one block a row (no cluster); [8, 300000] (too long for
+  // the register kernel) clusters of 16 or 8, [1, 1000000] one cluster of 16 where the device
+  // allows it (else looped). [2, 4000000] is too long for the split kernel too:
+  // the looped kernel, as are the odd [16, 70001] and the unaligned "offset" [64, 128256].
+  // [4096, 4096]: one block per row; [2048, 1000] float16: vector loads of 8; [64, 128256]
+  // bfloat16 (16.4 MB): clusters of the register kernel.
   const std::vector<std::pair<Shape, DType>> cases{
-      {{64, 128256}, tl::kFloat32}, {{8, 300000}, tl::kFloat32},   {{4096, 4096}, tl::kFloat32},
-      {{2048, 1000}, tl::kFloat16}, {{64, 128256}, tl::kBFloat16}, {{16, 70001}, tl::kFloat64},
+      {{64, 128256}, tl::kFloat32},  {{64, 128260}, tl::kFloat32},   {{32, 128256}, tl::kFloat64},
+      {{128, 128256}, tl::kFloat16}, {{128, 128256}, tl::kBFloat16}, {{8, 300000}, tl::kFloat32},
+      {{1, 1000000}, tl::kFloat32},  {{2, 4000000}, tl::kFloat32},   {{4096, 4096}, tl::kFloat32},
+      {{2048, 1000}, tl::kFloat16},  {{64, 128256}, tl::kBFloat16},  {{16, 70001}, tl::kFloat64},
       {{5, 4096, 3}, tl::kFloat32},
   };
   for (const auto& [shape, d] : cases) {
     const Variant v{"contiguous", make_values(shape, d)};
+    check_softmax(dev, v, 1);
+  }
+  const Shape o1{64, 128256};
+  const Variant offset{"offset", make_values({o1.numel() + 1}, tl::kFloat32).slice(0, 1).view(o1)};
+  check_softmax(dev, offset, 1);
+}
+
+TL_PARITY_CASE("backend parity: softmax of long rows with -inf, NaN and +inf (large)") {
+  TL_PARITY_SKIP_LARGE_ON_CPU();
+  // [8, 300000] takes the split kernel on sm_90 in every dtype: each row's slices are reduced per
+  // thread and per part (registers, shared memory) and combined with the row's max, so a part of
+  // only -inf must add nothing when the row's max is finite, also far below 0, and every
+  // non-finite row must come out NaN as on the CPU.
+  constexpr int64_t kRows = 8, kN = 300000;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> noise = values_of(make_values({kRows, kN}, tl::kFloat64));
+  auto value = [&](int64_t r, int64_t i, double v) {
+    switch (r) {
+      case 0:  // all -inf: NaN
+        return -inf;
+      case 1:  // whole slices of -inf, the max near -200 (exp(0 - max) overflows)
+        return i < kN / 3 ? -200 + v : -inf;
+      case 2:  // one NaN: NaN
+        return i == kN / 2 ? std::nan("") : v;
+      case 3:  // one +inf: NaN
+        return i == kN - 5 ? inf : v;
+      case 4:  // scattered -inf: 0 (log: -inf) there
+        return i % 1001 == 0 ? -inf : v;
+      case 5:  // constant: 1 / n
+        return 1.5;
+      case 6:  // wide: most exp underflow
+        return v * 1000;
+      default:  // only the end of the last slice finite
+        return i > kN - 3000 ? v : -inf;
+    }
+  };
+  std::vector<double> x(kRows * kN);
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t i = 0; i < kN; ++i) x[r * kN + i] = value(r, i, noise[r * kN + i]);
+  for (DType d : dtypes_of(tl::kFloatingDTypes)) {
+    const Variant v{"long specials", tl::from_vector<double>(x, {kRows, kN}).to(d)};
     check_softmax(dev, v, 1);
   }
 }

@@ -1,25 +1,30 @@
-// Softmax and log-softmax on CUDA. Three kernels, picked on the host by the row shape:
+// Softmax and log-softmax on CUDA. Four kernels, picked on the host by the row shape:
 //  - rows (the dim is the last one, rows that fit): one block per row, or for few long rows a
 //    cluster of up to 8 blocks per row (sm_90) that exchange their maxima and sums through
 //    distributed shared memory. Each thread loads its elements ONCE into registers (16-byte
 //    vector loads when every row is 16-byte aligned), the block reduces max then sum with warp
 //    shuffles, and the output is written from the registers: x is read from memory once;
-//  - looped (rows too long for registers, or no clusters): one block per row, an online
+//  - split (cuda_softmax_split.cu; sm_90, aligned rows): few long rows that the rows kernel would
+//    take in more than one wave or not at all, held in registers and shared memory by clusters of
+//    up to 16 blocks of one SM each, every row resident at once: read once, one wave;
+//  - looped (rows too long for both, or no clusters): one block per row, an online
 //    (max, sum of exp) pass, then a write pass: x is read twice (the second time mostly from L2);
 //  - columns (elements after the dim, inner > 1): one thread per column, adjacent threads on
 //    adjacent columns so every access is coalesced; an online pass, then a write pass.
 // Everything runs on the current stream of the tensors' device, one launch per call.
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
+#include "tensorlet/backends/cuda/cuda_softmax_common.cuh"
+#include "tensorlet/backends/cuda/cuda_softmax_split.h"
 #include "tensorlet/backends/softmax_rows.h"
 #include "tensorlet/core/dispatch.h"
 
@@ -27,7 +32,7 @@ namespace tensorlet::cuda {
 
 namespace {
 
-namespace cg = cooperative_groups;
+using namespace softmax_impl;
 
 constexpr int kMaxLoads = 8;          // vector loads a thread holds in registers
 constexpr int kMaxCluster = 8;        // the portable cluster size
@@ -35,75 +40,13 @@ constexpr int kClusterThreads = 512;  // per block of a cluster: two blocks fit 
 // Below this many vectors per block a row is not split further: the exchange would cost more
 // than the parallelism gives.
 constexpr int64_t kMinChunkVectors = 1024;
+// What the rows kernel holds an SM at most: 1024 threads (64 registers each fill the register
+// file) of kMaxLoads 16-byte vectors.
+constexpr int64_t kRegisterBytesPerSm = int64_t{1024} * kMaxLoads * 16;
 constexpr int kLoopedThreads = 512;
 constexpr int kColumnThreads = 256;
 
 inline int64_t divide_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-__device__ __forceinline__ float exp_of(float x) { return expf(x); }
-__device__ __forceinline__ double exp_of(double x) { return ::exp(x); }
-__device__ __forceinline__ float log_of(float x) { return logf(x); }
-__device__ __forceinline__ double log_of(double x) { return ::log(x); }
-
-// A NaN-propagating max (a NaN max makes every output NaN, as torch).
-template <typename C>
-__device__ __forceinline__ C max_nan(C a, C b) {
-  return (a != a || a > b) ? a : b;
-}
-
-struct MaxOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return max_nan(a, b);
-  }
-};
-struct SumOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return a + b;
-  }
-};
-
-// Reduces v over the block (blockDim.x a multiple of 32); every thread gets the result.
-// `shared` holds one value per warp; the first barrier lets a previous reduction finish reading it.
-template <typename C, typename Op>
-__device__ __forceinline__ C block_reduce(C v, Op op, C identity, C* shared) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  v = lane < static_cast<int>(blockDim.x / 32) ? shared[lane] : identity;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// Combines one value per block of the calling block's cluster (every block gets the same result,
-// folded in rank order). `slot` must not be written again before the next cluster barrier.
-template <typename C, typename Op>
-__device__ __forceinline__ C cluster_reduce(C v, Op op, C* slot) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cg::cluster_group cluster = cg::this_cluster();
-  if (threadIdx.x == 0) *slot = v;
-  cluster.sync();
-  C r = *cluster.map_shared_rank(slot, 0);
-  for (unsigned b = 1; b < cluster.num_blocks(); ++b) r = op(r, *cluster.map_shared_rank(slot, b));
-  return r;
-#else
-  (void)op;
-  (void)slot;
-  __trap();  // the host launches clusters only for sm_90 code
-  return v;
-#endif
-}
-
-// kVec elements moved as one access (16 bytes when kVec > 1).
-template <typename T, int kVec>
-struct alignas(sizeof(T) * kVec) Pack {
-  T v[kVec];
-};
 
 struct RowPlan {
   int64_t rows, n;
@@ -120,6 +63,7 @@ __global__ void __launch_bounds__(1024)
     softmax_rows_kernel(const T* __restrict__ in, T* __restrict__ out, RowPlan p) {
   using C = compute_t<T>;
   using V = Pack<T, kVec>;
+  constexpr bool kKeepExp = std::is_same_v<T, C>;  // the half types would round exp to T
   __shared__ C shared[32];
   __shared__ C cluster_slot[2];
   constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
@@ -148,13 +92,20 @@ __global__ void __launch_bounds__(1024)
     }
     m = block_reduce(m, MaxOp{}, -kInf, shared);
     if (p.cluster > 1) m = cluster_reduce(m, MaxOp{}, &cluster_slot[0]);
+    // A float or double softmax keeps exp(x - max) in place of x (the same value the write would
+    // compute again), so the write pass is one multiply per element and expf runs once.
+    const bool keep_exp = kKeepExp && !p.log;
     C s = 0;
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const int64_t i = begin + (static_cast<int64_t>(k) * blockDim.x + threadIdx.x) * kVec;
       if (i < end) {
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) s += exp_of(static_cast<C>(vals[k].v[e]) - m);
+        for (int e = 0; e < kVec; ++e) {
+          const C ex = exp_of(static_cast<C>(vals[k].v[e]) - m);
+          s += ex;
+          if (keep_exp) vals[k].v[e] = static_cast<T>(ex);
+        }
       }
     }
     s = block_reduce(s, SumOp{}, C(0), shared);
@@ -167,17 +118,14 @@ __global__ void __launch_bounds__(1024)
         V o;
 #pragma unroll
         for (int e = 0; e < kVec; ++e) {
-          const C t = static_cast<C>(vals[k].v[e]) - m;
-          o.v[e] = static_cast<T>(p.log ? t - scale : exp_of(t) * scale);
+          const C v = static_cast<C>(vals[k].v[e]);
+          o.v[e] = static_cast<T>(p.log ? (v - m) - scale : (keep_exp ? v : exp_of(v - m)) * scale);
         }
         *reinterpret_cast<V*>(y + i) = o;
       }
     }
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // No block may leave while another of its cluster still reads its slot.
-  if (p.cluster > 1) cg::this_cluster().sync();
-#endif
+  if (p.cluster > 1) cluster_barrier();
 }
 
 // Running (max, sum of exp(x - max)) of the elements seen so far. An all -inf prefix keeps sum 0
@@ -360,8 +308,18 @@ void run(const Tensor& in, const Tensor& out, const SoftmaxRows& g, bool log) {
       cluster *= 2;
   }
   int threads = 0, loads = 0;
-  if (!fits(cluster) || !block_shape(divide_up(vectors, cluster),
-                                     cluster == 1 ? 1024 : kClusterThreads, threads, loads)) {
+  const bool in_registers =
+      fits(cluster) && block_shape(divide_up(vectors, cluster),
+                                   cluster == 1 ? 1024 : kClusterThreads, threads, loads);
+  // Few long rows that this kernel would run in more than one wave (more bytes than the registers
+  // of all SMs hold), or not at all: held in registers and shared memory in one wave instead, when
+  // they fit (cuda_softmax_split.cu).
+  const int64_t bytes = g.outer * g.n * static_cast<int64_t>(sizeof(T));
+  if (facts.clusters && g.outer <= 2 * int64_t{facts.sms} &&
+      (!in_registers || bytes > facts.sms * kRegisterBytesPerSm) &&
+      softmax_split<T>(x, y, g.outer, g.n, log, device, s))
+    return;
+  if (!in_registers) {
     const unsigned grid = static_cast<unsigned>(std::min<int64_t>(g.outer, int64_t{1} << 24));
     softmax_looped_kernel<T><<<grid, kLoopedThreads, 0, s>>>(x, y, g.outer, g.n, log);
     check_launch(s, "softmax_looped_kernel");

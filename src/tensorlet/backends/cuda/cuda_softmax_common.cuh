@@ -1,0 +1,87 @@
+// Device pieces the softmax kernels share (cuda_softmax.cu, cuda_softmax_split.cu): exp and log of
+// the compute type, torch's NaN-propagating max, block and cluster reductions that give every
+// thread the same result, and the 16-byte vector of elements the row kernels load and store.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+namespace tensorlet::cuda::softmax_impl {
+
+__device__ __forceinline__ float exp_of(float x) { return expf(x); }
+__device__ __forceinline__ double exp_of(double x) { return ::exp(x); }
+__device__ __forceinline__ float log_of(float x) { return logf(x); }
+__device__ __forceinline__ double log_of(double x) { return ::log(x); }
+
+// A NaN-propagating max (a NaN max makes every output NaN, as torch).
+template <typename C>
+__device__ __forceinline__ C max_nan(C a, C b) {
+  return (a != a || a > b) ? a : b;
+}
+
+struct MaxOp {
+  template <typename C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return max_nan(a, b);
+  }
+};
+struct SumOp {
+  template <typename C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return a + b;
+  }
+};
+
+// Reduces v over the block (blockDim.x a multiple of 32); every thread gets the result.
+// `shared` holds one value per warp; the first barrier lets a previous reduction finish reading it.
+template <typename C, typename Op>
+__device__ __forceinline__ C block_reduce(C v, Op op, C identity, C* shared) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  v = lane < static_cast<int>(blockDim.x / 32) ? shared[lane] : identity;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// Combines one value per block of the calling block's cluster (every block gets the same result,
+// folded in rank order). `slot` must not be written again before the next cluster barrier.
+template <typename C, typename Op>
+__device__ __forceinline__ C cluster_reduce(C v, Op op, C* slot) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) *slot = v;
+  cluster.sync();
+  C r = *cluster.map_shared_rank(slot, 0);
+  for (unsigned b = 1; b < cluster.num_blocks(); ++b) r = op(r, *cluster.map_shared_rank(slot, b));
+  return r;
+#else
+  (void)op;
+  (void)slot;
+  __trap();  // the host launches clusters only for sm_90 code
+  return v;
+#endif
+}
+
+// Waits until every block of the cluster got here: a block must not exit while another block of
+// its cluster may still read its shared memory (cluster_reduce's slots).
+__device__ __forceinline__ void cluster_barrier() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cooperative_groups::this_cluster().sync();
+#endif
+}
+
+// kVec elements moved as one access (16 bytes when kVec > 1).
+template <typename T, int kVec>
+struct alignas(sizeof(T) * kVec) Pack {
+  T v[kVec];
+};
+
+}  // namespace tensorlet::cuda::softmax_impl
