@@ -163,6 +163,30 @@ int main() {
         "%.2f us per launch on both; M1 eager %.2f against this floor's %.2f (%.2f x)\n",
         kMatmuls, kernel_ns / 1e3, r[2] / (2.0 * kMatmuls) * 1e6, t[2] / sum, r[2] / raw_sum,
         (t[2] / sum) / (r[2] / raw_sum));
+    // Where the host's time goes: the time to enqueue one round of kRound ops (host clock, the
+    // devices idle at the start, too few ops for the launch queue to fill), per op.
+    auto issue_us = [&](const std::function<void()>& round) {
+      std::vector<double> v;
+      for (int rep = 0; rep < 50; ++rep) {
+        tl::cuda::synchronize(0);
+        tl::cuda::synchronize(1);
+        const auto start = Clock::now();
+        round();
+        v.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      }
+      return tl_bench::median(v) / kRound * 1e6;
+    };
+    std::printf(
+        "    host time to enqueue one op (median of 50 rounds of %d): tl::matmul %.2f us on "
+        "GPU 0, %.2f us alternating rounds; raw launch %.2f us on GPU 0, %.2f us alternating\n",
+        kRound, issue_us([&] { run_on(0, kRound); }), issue_us([&] {
+          run_on(0, kRound / 2);
+          run_on(1, kRound / 2);
+        }),
+        issue_us([&] { raw_on(0, kRound); }), issue_us([&] {
+          raw_on(0, kRound / 2);
+          raw_on(1, kRound / 2);
+        }));
     for (int d = 0; d < 2; ++d) {
       (void)cudaSetDevice(d);
       (void)cudaStreamDestroy(raw_streams[d]);
