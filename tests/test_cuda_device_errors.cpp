@@ -49,13 +49,16 @@ TEST_CASE("cuda device errors: every wait raises a pending error, naming the op 
       [] { (void)tl::ones({1}, on_cuda(tl::kFloat32)).sum().item<float>(); },
   };
   for (const auto& wait : waits) {
-    self.index_add_(1, longs({0, 7}), src);
+    const Tensor index = longs({0, 7});
+    self.index_add_(1, index, src);
     check_throws<tl::IndexError>(wait, "[tl::index_add_] index 7 is out of bounds for dimension 1");
     wait();  // cleared
   }
   // A later error after a clean wait is reported again; the first of two is the one raised.
+  // (Inputs made first: copying them to the device is a wait, which would raise the first.)
+  Tensor five = longs({5}), row = tl::ones({1, 3}, on_cuda(tl::kFloat32));
   (void)tl::scatter(self, 1, bad, src);
-  (void)tl::index_copy(self, 0, longs({5}), tl::ones({1, 3}, on_cuda(tl::kFloat32)));
+  (void)tl::index_copy(self, 0, five, row);
   check_throws<tl::IndexError>([] { tl::cuda::synchronize(); }, "[tl::scatter] index -1");
   tl::cuda::synchronize();
 }
