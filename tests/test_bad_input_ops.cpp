@@ -524,8 +524,12 @@ TEST_CASE("bad input: ops on CUDA tensors") {
                     tl::Tensor out = cu(tl::scalar_tensor(0.0));
                     return tl::add_out(out, tl::scalar_tensor(1.0), tl::scalar_tensor(2.0));
                   }()),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::where] ", "cpu",  // a 1-dim CPU condition
+                  tl::where(b8({2}), cu(f({2})), tl::scalar_tensor(1.0))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::clamp] ", "cuda:0",  // torch's clamp takes no CPU scalar
                   tl::clamp(cu(f({2})), tl::scalar_tensor(1.0), kNoTensor)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::masked_fill] ", "cuda:0",  // nor the mask
+                  tl::masked_fill(cu(f({2})), tl::scalar_tensor(true), 1.0)),
       TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0",
                   tl::equal(cu(f({2})), tl::scalar_tensor(1.0))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0",

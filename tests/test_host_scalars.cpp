@@ -1,7 +1,7 @@
 // A 0-dim CPU tensor beside CUDA tensors is read on the host as a scalar, as torch's CPU scalars:
-// binary ops, comparisons, in-place and out= forms and add/sub with alpha give the all-CPU result
-// for every dtype pair, and promotion counts it as a 0-dim tensor (not a number). The CUDA cases
-// skip without a device.
+// binary ops, comparisons, in-place and out= forms, add/sub with alpha, where and masked_fill give
+// the all-CPU result for every dtype pair, and promotion counts it as a 0-dim tensor (not a
+// number). The CUDA cases skip without a device.
 #include <functional>
 #include <sstream>
 #include <string>
@@ -268,6 +268,69 @@ TEST_CASE("host scalars: out= forms with a 0-dim CPU operand write into a CUDA t
   }
 }
 
+TEST_CASE("host scalars: where with 0-dim CPU inputs, the condition included, every dtype pair") {
+  TL_TEST_REQUIRE_CUDA();
+  const Tensor c = random_tensor({3, 5}, tl::kBool);
+  const Tensor cc = c.to(kCuda);
+  for (DType d : all_dtypes()) {
+    const Tensor x = random_tensor({3, 5}, d);
+    for (const Tensor& xc : cuda_layouts(x))
+      for (const Tensor& s : host_scalars()) {
+        const std::string what = describe_pair("where", x, s);
+        check_like_cpu(
+            what + " (c, x, s)", [&] { return tl::where(c, x, s); },
+            [&] { return tl::where(cc, xc, s); }, kExact);
+        check_like_cpu(
+            what + " (c, s, x)", [&] { return tl::where(c, s, x); },
+            [&] { return tl::where(cc, s, xc); }, kExact);
+        // Both values on the host: the condition decides the device.
+        const Tensor s2 = tl::scalar_tensor(-1, tl::TensorOptions(d));
+        check_like_cpu(
+            what + " (c, s, s2)", [&] { return tl::where(c, s, s2); },
+            [&] { return tl::where(cc, s, s2); }, kExact);
+        // A 0-dim CPU condition beside device values.
+        for (const bool flag : {true, false}) {
+          const Tensor c0 = tl::scalar_tensor(flag, tl::TensorOptions(tl::kBool));
+          check_like_cpu(
+              what + " (c0 " + std::to_string(flag) + ", x, s)",
+              [&] { return tl::where(c0, x, s); }, [&] { return tl::where(c0, xc, s); }, kExact);
+          check_like_cpu(
+              what + " (c0 " + std::to_string(flag) + ", s, x)",
+              [&] { return tl::where(c0, s, x); }, [&] { return tl::where(c0, s, xc); }, kExact);
+        }
+      }
+  }
+}
+
+TEST_CASE("host scalars: masked_fill with a 0-dim CPU value, every dtype pair") {
+  TL_TEST_REQUIRE_CUDA();
+  const Tensor m = random_tensor({3, 5}, tl::kBool);
+  const Tensor mc = m.to(kCuda);
+  for (DType d : all_dtypes()) {
+    const Tensor x = random_tensor({3, 5}, d);
+    for (const Tensor& xc : cuda_layouts(x))
+      for (const Tensor& s : host_scalars()) {
+        const std::string what = describe_pair("masked_fill", x, s);
+        check_like_cpu(
+            what, [&] { return tl::masked_fill(x, m, s); },
+            [&] { return tl::masked_fill(xc, mc, s); }, kExact);
+        check_like_cpu(
+            what + " in place",
+            [&] {
+              Tensor y = x.clone();
+              y.masked_fill_(m, s);
+              return y;
+            },
+            [&] {
+              Tensor y = same_layout_on(xc, kCuda);
+              y.masked_fill_(mc, s);
+              return y;
+            },
+            kExact);
+      }
+  }
+}
+
 TEST_CASE("host scalars: promotion counts a 0-dim CPU tensor as a 0-dim tensor, not a number") {
   TL_TEST_REQUIRE_CUDA();
   const auto on_cuda = [](DType d, const std::vector<double>& v) {
@@ -301,6 +364,10 @@ TEST_CASE("host scalars: promotion counts a 0-dim CPU tensor as a 0-dim tensor, 
        tl::scalar_tensor(1.5).to(kCuda) + cpu0(0.25, tl::kFloat64),
        tl::kFloat64,
        {1.75}},
+      {"where(c, int32, float64 0-dim)",
+       tl::where(b, i32, cpu0(0.5, tl::kFloat64)),
+       tl::kFloat64,
+       {1, 0.5}},
   };
   for (const Row& r : rows) {
     CAPTURE(r.what);

@@ -350,12 +350,12 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   check_defined(cond, name);
   if (cond.dtype() != kBool)
     fail<DTypeError>(name, "expected a bool condition tensor, got dtype ", cond.dtype());
-  Device device = cond.device();
-  for (const Operand* x : {&a, &b}) {
-    if (!x->tensor) continue;
-    check_defined(*x->tensor, name);
-    check_device(name, cond, *x->tensor);
-  }
+  for (const Operand* x : {&a, &b})
+    if (x->tensor) check_defined(*x->tensor, name);
+  // Any 0-dim CPU input beside a device one is read on the host (torch's where moves such inputs
+  // to the device); promotion still counts it as a 0-dim tensor.
+  const Device device = common_device_of({&cond, a.tensor, b.tensor});
+  check_inputs_on(name, device, {&cond, a.tensor, b.tensor});
   DType dtype = result_type_of(a, b);
   // A scalar that does not fit the result dtype is refused, as torch (where(c, int32, 1 << 40)).
   if (!a.tensor) check_scalar_fits(name, "scalar 'input'", a.scalar, dtype);
@@ -364,11 +364,16 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   if (a.tensor) shape = broadcast_shapes(shape, a.tensor->shape(), name);
   if (b.tensor) shape = broadcast_shapes(shape, b.tensor->shape(), name);
   Tensor hc, ha, hb;
-  const Tensor& tc = prepare(cond, kBool, shape, hc);
   const ElementwiseArg ta = prepare(a, dtype, device, shape, ha);
   const ElementwiseArg tb = prepare(b, dtype, device, shape, hb);
   Tensor out = make_tensor(shape, dtype, device);
-  if (out.numel() > 0) backend_for(device).where(tc, ta, tb, out);
+  if (out.numel() == 0) return out;
+  Backend& backend = backend_for(device);
+  // The kernel reads its condition from memory: a 0-dim CPU one is filled into a device one.
+  Tensor device_cond;
+  if (is_host_scalar(cond, device)) device_cond = host_scalar_on(cond, device, kBool);
+  const Tensor& tc = prepare(device_cond.defined() ? device_cond : cond, kBool, shape, hc);
+  backend.where(tc, ta, tb, out);
   return out;
 }
 
@@ -391,27 +396,25 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
     fail<ShapeError>(name, "mask of shape ", mask.shape(), " does not broadcast to the shape ",
                      a.shape(), " of the tensor written");
   if (into) check_writable(name, a);
-  Tensor hv, hc, ha, hvv;
-  ElementwiseArg fill(Scalar{});
+  Tensor hc, ha;
+  Scalar number = value.scalar;
   if (value.tensor) {
-    check_defined(*value.tensor, name);
-    if (value.tensor->dim() != 0)
+    const Tensor& v = *value.tensor;
+    check_defined(v, name);
+    if (v.dim() != 0)
       fail<ShapeError>(name, "only supports a 0-dimensional value tensor, but got tensor with ",
-                       value.tensor->dim(), " dimension(s)");
-    // The value is checked against a's dtype as a number is: torch reads it with item(), which
-    // waits for a device value too.
-    check_scalar_fits(name, "value",
-                      dispatch_dtype(value.tensor->dtype(),
-                                     [&]<typename T>() { return Scalar(value.tensor->item<T>()); }),
-                      a.dtype());
-    hv = value.tensor->to(a.dtype()).to(device);  // a CPU number may fill a device tensor
-    fill = prepare(hv, a.dtype(), shape, hvv);
-  } else {
-    // A number that does not fit a's dtype is refused, as torch's checked conversion.
-    check_scalar_fits(name, "value", value.scalar, a.dtype());
-    fill = ElementwiseArg(
-        dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(value.scalar.to<T>()); }));
+                       v.dim(), " dimension(s)");
+    // torch reads the value with item() and fills with that number: a device value is waited for,
+    // a CPU one is read on the host (no wait, no host-to-device copy, so a graph capture may run
+    // it). Either device may hold it.
+    number = v.is_cpu()
+                 ? host_scalar_value(v)
+                 : dispatch_dtype(v.dtype(), [&]<typename T>() { return Scalar(v.item<T>()); });
   }
+  // A value that does not fit a's dtype is refused, as torch's checked conversion.
+  check_scalar_fits(name, "value", number, a.dtype());
+  const ElementwiseArg fill(
+      dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(number.to<T>()); }));
   const Tensor& tc = prepare(mask, kBool, shape, hc);
   const Tensor& ta = prepare(a, a.dtype(), shape, ha);
   Tensor out = into ? *into : make_tensor(shape, a.dtype(), device);
