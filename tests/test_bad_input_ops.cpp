@@ -528,6 +528,8 @@ TEST_CASE("bad input: ops on CUDA tensors") {
                   tl::where(b8({2}), cu(f({2})), tl::scalar_tensor(1.0))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::clamp] ", "cuda:0",  // torch's clamp takes no CPU scalar
                   tl::clamp(cu(f({2})), tl::scalar_tensor(1.0), kNoTensor)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::lerp] ", "cuda:0",  // only the weight may be one
+                  tl::lerp(tl::scalar_tensor(1.0), cu(f({2})), cu(f({2})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::masked_fill] ", "cuda:0",  // nor the mask
                   tl::masked_fill(cu(f({2})), tl::scalar_tensor(true), 1.0)),
       TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0",

@@ -1,7 +1,7 @@
 // A 0-dim CPU tensor beside CUDA tensors is read on the host as a scalar, as torch's CPU scalars:
-// binary ops, comparisons, in-place and out= forms, add/sub with alpha, where and masked_fill give
-// the all-CPU result for every dtype pair, and promotion counts it as a 0-dim tensor (not a
-// number). The CUDA cases skip without a device.
+// binary ops, comparisons, in-place and out= forms, add/sub with alpha, where, masked_fill, lerp's
+// weight and isclose/allclose give the all-CPU result for every dtype pair, and promotion counts it
+// as a 0-dim tensor (not a number). The CUDA cases skip without a device.
 #include <functional>
 #include <sstream>
 #include <string>
@@ -328,6 +328,56 @@ TEST_CASE("host scalars: masked_fill with a 0-dim CPU value, every dtype pair") 
             },
             kExact);
       }
+  }
+}
+
+TEST_CASE("host scalars: lerp with a 0-dim CPU weight") {
+  TL_TEST_REQUIRE_CUDA();
+  for (DType d : dtypes_of(tl::kFloatingDTypes)) {
+    const Tensor start = random_tensor({3, 5}, d), end = random_tensor({3, 5}, d);
+    const Tensor sc = start.to(kCuda), ec = end.to(kCuda);
+    for (const double w : {0.1, 0.75, -2.5}) {
+      const Tensor weight = tl::scalar_tensor(w, tl::TensorOptions(d));
+      const std::string what = describe_pair("lerp", start, weight);
+      check_like_cpu(
+          what, [&] { return tl::lerp(start, end, weight); },
+          [&] { return tl::lerp(sc, ec, weight); }, tol_for(d));
+      check_like_cpu(
+          what + " in place",
+          [&] {
+            Tensor y = start.clone();
+            y.lerp_(end, weight);
+            return y;
+          },
+          [&] {
+            Tensor y = sc.clone();
+            y.lerp_(ec, weight);
+            return y;
+          },
+          tol_for(d));
+    }
+  }
+}
+
+TEST_CASE("host scalars: isclose and allclose with a 0-dim CPU tensor on either side") {
+  TL_TEST_REQUIRE_CUDA();
+  for (DType d : all_dtypes()) {
+    const Tensor x = random_tensor({3, 5}, d);
+    const Tensor xc = x.to(kCuda);
+    for (const Tensor& s : host_scalars()) {
+      if (s.dtype() != d) continue;  // both take one dtype
+      const std::string what = describe_pair("isclose", x, s);
+      check_like_cpu(
+          what + " (x, s)", [&] { return tl::isclose(x, s, 0.1, 0.5); },
+          [&] { return tl::isclose(xc, s, 0.1, 0.5); }, kExact);
+      check_like_cpu(
+          what + " (s, x)", [&] { return tl::isclose(s, x, 0.1, 0.5); },
+          [&] { return tl::isclose(s, xc, 0.1, 0.5); }, kExact);
+      CAPTURE(what);
+      CHECK(tl::allclose(xc, s, 0.1, 0.5) == tl::allclose(x, s, 0.1, 0.5));
+      CHECK(tl::allclose(s, xc, 0.1, 0.5) == tl::allclose(s, x, 0.1, 0.5));
+      CHECK(tl::allclose(s.to(kCuda).expand({3, 5}).contiguous(), s));
+    }
   }
 }
 
