@@ -1,7 +1,8 @@
 // A 0-dim CPU tensor beside CUDA tensors is read on the host as a scalar, as torch's CPU scalars:
 // binary ops, comparisons, in-place and out= forms, add/sub with alpha, where, masked_fill, lerp's
-// weight and isclose/allclose give the all-CPU result for every dtype pair, and promotion counts it
-// as a 0-dim tensor (not a number). The CUDA cases skip without a device.
+// weight and isclose/allclose give the all-CPU result for every dtype pair, promotion counts it as
+// a 0-dim tensor (not a number), its value is the one it had when the op was called, a graph
+// capture runs these ops, and no host memory is allocated. The CUDA cases skip without a device.
 #include <functional>
 #include <sstream>
 #include <string>
@@ -424,5 +425,89 @@ TEST_CASE("host scalars: promotion counts a 0-dim CPU tensor as a 0-dim tensor, 
     CHECK(r.result.device() == kCuda);
     CHECK(r.result.dtype() == r.dtype);
     check_values(r.result, r.values, 0, 0);
+  }
+}
+
+TEST_CASE("host scalars: the value is read when the op is called, not when its kernel runs") {
+  TL_TEST_REQUIRE_CUDA();
+  const tl::TensorOptions cuda = tl::TensorOptions(tl::kFloat32).device(kCuda);
+  const Tensor big = tl::ones({2048, 2048}, cuda);
+  const Tensor x = tl::ones({1 << 20}, cuda);
+  const Tensor mask = x > 0.0;
+  Tensor s = tl::scalar_tensor(2.0);
+  Tensor c = tl::scalar_tensor(true);
+  // Products ahead on the stream keep the kernels below waiting while the host goes on to
+  // overwrite the 0-dim tensors: a kernel reading their memory would see the new values.
+  Tensor busy = big;
+  for (int i = 0; i < 8; ++i) busy = tl::matmul(busy, big) * (1.0 / 2048);
+  Tensor y = x * s;                                    // 2
+  y.add_(s, 3);                                        // 8
+  Tensor w = tl::where(c, y, s);                       // 8: c was true
+  Tensor f = tl::masked_fill(x, mask, s);              // 2
+  Tensor l = tl::lerp(x, y, tl::scalar_tensor(0.5f));  // 4.5
+  s.fill_(100.0);
+  c.fill_(false);
+  check_values(y.slice(0, 0, 4), {8, 8, 8, 8}, 0, 0);
+  check_values(w.slice(0, 0, 4), {8, 8, 8, 8}, 0, 0);
+  check_values(f.slice(0, 0, 4), {2, 2, 2, 2}, 0, 0);
+  check_values(l.slice(0, 0, 4), {4.5, 4.5, 4.5, 4.5}, 0, 0);
+  CHECK(tl::all(y == 8.0).item<bool>());
+  CHECK(busy.sum().item<double>() == doctest::Approx(2048.0 * 2048.0));
+}
+
+TEST_CASE("host scalars: a graph capture takes the value of the 0-dim CPU tensor at capture") {
+  TL_TEST_REQUIRE_CUDA();
+  const Tensor x = random_tensor({37, 19}).to(kCuda);
+  Tensor s = tl::scalar_tensor(0.5, tl::TensorOptions(tl::kFloat64));
+  Tensor c = tl::scalar_tensor(false);
+  const Tensor m = (x > 0.0);
+  Tensor y, z, w, f;
+  tl::cuda::Graph g;
+  // Nothing here waits for the GPU or copies from the host: a capture would refuse it.
+  g.capture([&] {
+    y = x * s + s;
+    y.mul_(s);
+    z = tl::where(c, x, s);
+    w = tl::add(x, s, 2);
+    f = tl::masked_fill(x, m, s);
+  });
+  REQUIRE(g.is_captured());
+  const Tensor xh = x.cpu();
+  const auto check = [&] {
+    check_values(y, values_of((xh * 0.5 + 0.5) * 0.5), 0, 0);
+    check_values(z, values_of(tl::full({37, 19}, 0.5)), 0, 0);
+    check_values(w, values_of(xh + 1.0), 0, 0);
+    check_values(f, values_of(tl::masked_fill(xh, xh > 0.0, 0.5)), 0, 0);
+  };
+  g.replay();
+  check();
+  // The captured kernels hold the values they were given: a replay after the 0-dim tensors
+  // change computes what the capture saw (as torch's CPU scalars in a CUDA graph).
+  s.fill_(4.0);
+  c.fill_(true);
+  g.replay();
+  check();
+}
+
+TEST_CASE("host scalars: a CUDA op with a 0-dim CPU operand allocates no host memory") {
+  TL_TEST_REQUIRE_CUDA();
+  namespace prof = tl::profiler;
+  const Tensor x = random_tensor({3, 5}, tl::kFloat16).to(kCuda);
+  const Tensor c = random_tensor({3, 5}, tl::kBool).to(kCuda);
+  const Tensor s = tl::scalar_tensor(2.5, tl::TensorOptions(tl::kFloat64));
+  prof::Profile profile({.profile_memory = true});
+  {
+    Tensor a = x + s, b = tl::where(c, x, s), d = s * x.t(), e = tl::add(x, s, 2);
+    Tensor f = x.clone();
+    f.mul_(s);
+    f.sub_(s, 0.5);
+    Tensor g = tl::masked_fill(x, c, s), h = x <= s;
+  }
+  profile.stop();
+  for (const prof::Event& e : profile.events()) {
+    if (e.kind == prof::EventKind::Memory) CHECK(e.device != "cpu");
+    // The value is read in place: no tl::item (a host copy) and no conversion of the 0-dim tensor.
+    CHECK(e.name != "tl::item");
+    CHECK(e.name != "tl::to");
   }
 }
