@@ -511,6 +511,41 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0", tl::cat({f({2}), cu(f({2}))})),
       TL_BAD_CUDA(tl::DeviceError, "[tl::allclose] ", "cuda:0", tl::allclose(f({2}), cu(f({2})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0", tl::equal(cu(f({2})), f({2}))),
+      // A 0-dim CPU tensor is read as a scalar beside CUDA tensors only as an input of the ops
+      // torch allows it in (test_host_scalars.cpp); everything else stays refused, as in torch.
+      TL_BAD_CUDA(tl::DeviceError, "[tl::mul_] ", "cuda:0",  // a CPU destination
+                  tl::scalar_tensor(1.0).mul_(cu(tl::scalar_tensor(2.0)))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add_] ", "cuda:0",
+                  f({2}).add_(cu(tl::scalar_tensor(2.0)))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "cpu",  // one element, but 1-dim
+                  tl::add(cu(f({2})), f({1}))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::lt] ", "cpu", cu(f({2})) < f({1})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "cpu",  // a CUDA 0-dim beside a CPU tensor
+                  tl::add(f({2}), cu(tl::scalar_tensor(2.0)))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "out= is on cpu",
+                  [] {
+                    tl::Tensor out = f({2});
+                    return tl::add_out(out, cu(f({2})), tl::scalar_tensor(2.0));
+                  }()),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::add] ", "out= is on cuda:0",  // two host 0-dims
+                  [] {
+                    tl::Tensor out = cu(tl::scalar_tensor(0.0));
+                    return tl::add_out(out, tl::scalar_tensor(1.0), tl::scalar_tensor(2.0));
+                  }()),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::where] ", "cpu",  // a 1-dim CPU condition
+                  tl::where(b8({2}), cu(f({2})), tl::scalar_tensor(1.0))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::clamp] ", "cuda:0",  // torch's clamp takes no CPU scalar
+                  tl::clamp(cu(f({2})), tl::scalar_tensor(1.0), kNoTensor)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::lerp] ", "cuda:0",  // only the weight may be one
+                  tl::lerp(tl::scalar_tensor(1.0), cu(f({2})), cu(f({2})))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::masked_fill] ", "cuda:0",  // nor the mask
+                  tl::masked_fill(cu(f({2})), tl::scalar_tensor(true), 1.0)),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0",
+                  tl::equal(cu(f({2})), tl::scalar_tensor(1.0))),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0",
+                  tl::cat({cu(f({2})), tl::scalar_tensor(1.0)})),
+      TL_BAD_CUDA(tl::DeviceError, "[tl::matmul] ", "cuda:0",
+                  tl::matmul(cu(f({2, 2})), tl::scalar_tensor(1.0))),
       // record_stream names itself (not the Stream::current its argument came from).
       TL_BAD_CUDA(tl::DeviceError, "[tl::cuda::record_stream] ", "CUDA tensor",
                   tl::cuda::record_stream(f({2}), tl::cuda::Stream::current(0))),

@@ -6,15 +6,20 @@
 #include "tensorlet/core/op_scope.h"
 #include "tensorlet/core/broadcast.h"
 #include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/host_scalar.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/core/tensor.h"
 
 namespace tensorlet {
 
-static void check_pair(const Tensor& a, const Tensor& b, const char* op) {
+// allclose, as torch's (isclose's binary ops), also takes a 0-dim CPU tensor beside a device one;
+// equal does not (torch: "Cannot compare two tensors on different devices").
+static void check_pair(const Tensor& a, const Tensor& b, const char* op, bool host_scalars) {
   check_defined(a, op);
   check_defined(b, op);
-  if (!(a.device() == b.device()))
+  const Device device = common_device_of({&a, &b});
+  if (!(a.device() == b.device()) &&
+      !(host_scalars && (is_host_scalar(a, device) || is_host_scalar(b, device))))
     fail<DeviceError>(op, "expected both tensors on the same device, got ", a.device(), " and ",
                       b.device());
 }
@@ -28,7 +33,7 @@ static std::pair<Tensor, Tensor> in_comparison_dtype(const Tensor& a, const Tens
 }
 
 bool equal(const Tensor& a, const Tensor& b) {
-  check_pair(a, b, "tl::equal");
+  check_pair(a, b, "tl::equal", false);
   profiler::OpScope scope("tl::equal");
   if (!(a.shape() == b.shape())) return false;
   if (a.numel() == 0) return true;
@@ -41,7 +46,7 @@ bool equal(const Tensor& a, const Tensor& b) {
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  check_pair(a, b, "tl::allclose");
+  check_pair(a, b, "tl::allclose", true);
   profiler::OpScope scope("tl::allclose");
   if (a.dtype() != b.dtype())  // as torch ("Long did not match Float")
     fail<DTypeError>("tl::allclose", "expected both tensors to have the same dtype, got ",

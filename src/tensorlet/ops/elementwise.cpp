@@ -7,6 +7,7 @@
 #include "tensorlet/core/broadcast.h"
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/scalar_check.h"
+#include "tensorlet/ops/host_scalar.h"
 #include "tensorlet/ops/out_arg.h"
 #include "tensorlet/ops/reduce.h"
 
@@ -68,12 +69,15 @@ void check_device(const char* op, const Tensor& a, const Tensor& b) {
                       " and ", b.device());
 }
 
-// Checks that tensor operands are defined and on one device; returns that device.
+// Checks that tensor operands are defined and on one device, or one of them a 0-dim CPU tensor
+// beside a device tensor (read on the host as a scalar, as torch: ops/host_scalar.h); returns the
+// device the op runs on.
 Device common_device(const char* op, const Operand& a, const Operand& b) {
   if (a.tensor) check_defined(*a.tensor, op);
   if (b.tensor) check_defined(*b.tensor, op);
-  if (a.tensor && b.tensor) check_device(op, *a.tensor, *b.tensor);
-  return a.tensor ? a.tensor->device() : b.tensor->device();
+  const Device device = common_device_of({a.tensor, b.tensor});
+  check_inputs_on(op, device, {a.tensor, b.tensor});
+  return device;
 }
 
 Shape broadcast_of(const char* op, const Operand& a, const Operand& b) {
@@ -91,17 +95,21 @@ const Tensor& prepare(const Tensor& t, DType dtype, const Shape& shape, Tensor& 
   return holder;
 }
 
-// An operand as a kernel input of `dtype`: a tensor as above; a scalar converted to `dtype` here,
-// once, and passed by value (as PyTorch's wrapped numbers): no tensor, no allocation, and for a
-// device op no host memory the kernel would have to know about.
+// An operand of an op on `device` as a kernel input of `dtype`: a tensor as above; a scalar
+// converted to `dtype` here, once, and passed by value (as PyTorch's wrapped numbers): no tensor,
+// no allocation, and for a device op no host memory the kernel would have to know about. A 0-dim
+// CPU tensor beside a device op goes the same way, its value read on the host now (torch's CPU
+// scalars: the value is taken from the tensor's own dtype, as its scalar_value does).
 // Backends read a scalar as a value of the dtype's compute type (compute_t: float for the half
 // types); `keep_precision` leaves a half op's scalar unrounded (scalar_in_compute_type).
-ElementwiseArg prepare(const Operand& x, DType dtype, const Shape& shape, Tensor& holder,
-                       bool keep_precision = false) {
-  if (x.tensor) return prepare(*x.tensor, dtype, shape, holder);
+ElementwiseArg prepare(const Operand& x, DType dtype, Device device, const Shape& shape,
+                       Tensor& holder, bool keep_precision = false) {
+  if (x.tensor && !is_host_scalar(*x.tensor, device))
+    return prepare(*x.tensor, dtype, shape, holder);
+  const Scalar value = x.tensor ? host_scalar_value(*x.tensor) : x.scalar;
   return ElementwiseArg(dispatch_dtype(dtype, [&]<typename T>() {
-    if (keep_precision) return Scalar(x.scalar.to<compute_t<T>>());
-    return Scalar(x.scalar.to<T>());
+    if (keep_precision) return Scalar(value.to<compute_t<T>>());
+    return Scalar(value.to<T>());
   }));
 }
 
@@ -156,8 +164,8 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, Tensor* into =
   Shape shape = broadcast_of(name, a, b);
   Tensor ha, hb;
   const bool keep = scalar_in_compute_type(op);
-  const ElementwiseArg ta = prepare(a, compute, shape, ha, keep);
-  const ElementwiseArg tb = prepare(b, compute, shape, hb, keep);
+  const ElementwiseArg ta = prepare(a, compute, device, shape, ha, keep);
+  const ElementwiseArg tb = prepare(b, compute, device, shape, hb, keep);
   check_integer_divisor(op, name, compute, tb, shape);
   const DType dtype = output_dtype_for(output_rule(op), compute);
   Tensor out = into ? out_target(name, *into, shape, dtype, device, {a.tensor, b.tensor})
@@ -211,9 +219,12 @@ Tensor scaled_op(BinaryOp op, const Tensor& a, const Operand& b, Scalar alpha) {
   const DType compute = compute_dtype(op, name, of(a), b);
   const Scalar scale = kernel_alpha(op, name, compute, alpha);
   Shape shape = broadcast_of(name, of(a), b);
-  Tensor ha, hb;
-  const Tensor& ta = prepare(a, compute, shape, ha);
-  const Tensor& tb = prepare(*b.tensor, compute, shape, hb);
+  // add_scaled reads tensors: a 0-dim CPU operand of a device op is filled into a device one.
+  Tensor da, db, ha, hb;
+  if (is_host_scalar(a, device)) da = host_scalar_on(a, device, compute);
+  if (is_host_scalar(*b.tensor, device)) db = host_scalar_on(*b.tensor, device, compute);
+  const Tensor& ta = prepare(da.defined() ? da : a, compute, shape, ha);
+  const Tensor& tb = prepare(db.defined() ? db : *b.tensor, compute, shape, hb);
   Tensor out = make_tensor(shape, compute, device);
   if (out.numel() > 0) backend_for(device).add_scaled(ta, tb, scale, out);
   return out;
@@ -226,8 +237,12 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
   profiler::OpScope scope(name);
   scope.inputs({&self, other.tensor});
   check_defined(self, name);
+  // self is the output, so it must be on the device; other may be a 0-dim CPU tensor beside it
+  // (read on the host, as torch), never the reverse.
+  if (other.tensor) check_defined(*other.tensor, name);
+  const Device device = self.device();
+  check_inputs_on(name, device, {other.tensor});
   const Operand me = of(self);
-  Device device = common_device(name, me, other);
   DType compute = compute_dtype(op, name, me, other);
   Scalar scale;
   if (alpha) {
@@ -257,14 +272,17 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& o
   const Tensor* src = nullptr;
   if (other.tensor) {
     const Tensor& o = *other.tensor;
-    if (o.dtype() == compute && o.storage() == self.storage() && o.numel() > 0 &&
-        !(o.data_ptr() == self.data_ptr() && o.shape() == shape && o.strides() == self.strides()))
+    if (alpha && is_host_scalar(o, device))  // add_scaled reads tensors: filled on the device
+      hb = host_scalar_on(o, device, compute);
+    else if (o.dtype() == compute && o.storage() == self.storage() && o.numel() > 0 &&
+             !(o.data_ptr() == self.data_ptr() && o.shape() == shape &&
+               o.strides() == self.strides()))
       hb = o.clone();
     src = hb.defined() ? &hb : &o;
   }
   Tensor hb2;
   const ElementwiseArg tb =
-      prepare(src ? of(*src) : other, compute, shape, hb2, scalar_in_compute_type(op));
+      prepare(src ? of(*src) : other, compute, device, shape, hb2, scalar_in_compute_type(op));
 
   Backend& backend = backend_for(device);
   auto run = [&](const Tensor& in, const Tensor& out) {
@@ -335,12 +353,12 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   check_defined(cond, name);
   if (cond.dtype() != kBool)
     fail<DTypeError>(name, "expected a bool condition tensor, got dtype ", cond.dtype());
-  Device device = cond.device();
-  for (const Operand* x : {&a, &b}) {
-    if (!x->tensor) continue;
-    check_defined(*x->tensor, name);
-    check_device(name, cond, *x->tensor);
-  }
+  for (const Operand* x : {&a, &b})
+    if (x->tensor) check_defined(*x->tensor, name);
+  // Any 0-dim CPU input beside a device one is read on the host (torch's where moves such inputs
+  // to the device); promotion still counts it as a 0-dim tensor.
+  const Device device = common_device_of({&cond, a.tensor, b.tensor});
+  check_inputs_on(name, device, {&cond, a.tensor, b.tensor});
   DType dtype = result_type_of(a, b);
   // A scalar that does not fit the result dtype is refused, as torch (where(c, int32, 1 << 40)).
   if (!a.tensor) check_scalar_fits(name, "scalar 'input'", a.scalar, dtype);
@@ -349,11 +367,16 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   if (a.tensor) shape = broadcast_shapes(shape, a.tensor->shape(), name);
   if (b.tensor) shape = broadcast_shapes(shape, b.tensor->shape(), name);
   Tensor hc, ha, hb;
-  const Tensor& tc = prepare(cond, kBool, shape, hc);
-  const ElementwiseArg ta = prepare(a, dtype, shape, ha);
-  const ElementwiseArg tb = prepare(b, dtype, shape, hb);
+  const ElementwiseArg ta = prepare(a, dtype, device, shape, ha);
+  const ElementwiseArg tb = prepare(b, dtype, device, shape, hb);
   Tensor out = make_tensor(shape, dtype, device);
-  if (out.numel() > 0) backend_for(device).where(tc, ta, tb, out);
+  if (out.numel() == 0) return out;
+  Backend& backend = backend_for(device);
+  // The kernel reads its condition from memory: a 0-dim CPU one is filled into a device one.
+  Tensor device_cond;
+  if (is_host_scalar(cond, device)) device_cond = host_scalar_on(cond, device, kBool);
+  const Tensor& tc = prepare(device_cond.defined() ? device_cond : cond, kBool, shape, hc);
+  backend.where(tc, ta, tb, out);
   return out;
 }
 
@@ -376,27 +399,25 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
     fail<ShapeError>(name, "mask of shape ", mask.shape(), " does not broadcast to the shape ",
                      a.shape(), " of the tensor written");
   if (into) check_writable(name, a);
-  Tensor hv, hc, ha, hvv;
-  ElementwiseArg fill(Scalar{});
+  Tensor hc, ha;
+  Scalar number = value.scalar;
   if (value.tensor) {
-    check_defined(*value.tensor, name);
-    if (value.tensor->dim() != 0)
+    const Tensor& v = *value.tensor;
+    check_defined(v, name);
+    if (v.dim() != 0)
       fail<ShapeError>(name, "only supports a 0-dimensional value tensor, but got tensor with ",
-                       value.tensor->dim(), " dimension(s)");
-    // The value is checked against a's dtype as a number is: torch reads it with item(), which
-    // waits for a device value too.
-    check_scalar_fits(name, "value",
-                      dispatch_dtype(value.tensor->dtype(),
-                                     [&]<typename T>() { return Scalar(value.tensor->item<T>()); }),
-                      a.dtype());
-    hv = value.tensor->to(a.dtype()).to(device);  // a CPU number may fill a device tensor
-    fill = prepare(hv, a.dtype(), shape, hvv);
-  } else {
-    // A number that does not fit a's dtype is refused, as torch's checked conversion.
-    check_scalar_fits(name, "value", value.scalar, a.dtype());
-    fill = ElementwiseArg(
-        dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(value.scalar.to<T>()); }));
+                       v.dim(), " dimension(s)");
+    // torch reads the value with item() and fills with that number: a device value is waited for,
+    // a CPU one is read on the host (no wait, no host-to-device copy, so a graph capture may run
+    // it). Either device may hold it.
+    number = v.is_cpu()
+                 ? host_scalar_value(v)
+                 : dispatch_dtype(v.dtype(), [&]<typename T>() { return Scalar(v.item<T>()); });
   }
+  // A value that does not fit a's dtype is refused, as torch's checked conversion.
+  check_scalar_fits(name, "value", number, a.dtype());
+  const ElementwiseArg fill(
+      dispatch_dtype(a.dtype(), [&]<typename T>() { return Scalar(number.to<T>()); }));
   const Tensor& tc = prepare(mask, kBool, shape, hc);
   const Tensor& ta = prepare(a, a.dtype(), shape, ha);
   Tensor out = into ? *into : make_tensor(shape, a.dtype(), device);
@@ -464,10 +485,10 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   if (!lo && !hi && !(direct && &ta == into)) backend.copy(ta, out);
   const Tensor* first = &ta;
   if (lo) {
-    backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, shape, hlo), out);
+    backend.binary(BinaryOp::Maximum, ta, prepare(*lo, dtype, device, shape, hlo), out);
     first = &out;
   }
-  if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, shape, hhi), out);
+  if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, device, shape, hhi), out);
   if (into && !direct) backend.copy(out, *into);
   return into ? *into : out;
 }

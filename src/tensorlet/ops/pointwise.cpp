@@ -10,6 +10,7 @@
 #include "tensorlet/core/dispatch.h"
 #include "tensorlet/core/error.h"
 #include "tensorlet/core/op_scope.h"
+#include "tensorlet/ops/host_scalar.h"
 #include "tensorlet/ops/out_arg.h"
 
 namespace tensorlet {
@@ -44,7 +45,11 @@ Tensor lerp_op(const Tensor& start, const Tensor& end, const Tensor* weight_tens
     fail<DTypeError>(name, "expected dtype ", dtype, " for `weight` but got dtype ",
                      weight_tensor->dtype());
   check_same_device(name, start, end);
-  if (weight_tensor) check_same_device(name, start, *weight_tensor);
+  // A 0-dim CPU weight beside device tensors is read on the host and passed as a number, as
+  // torch's CUDA lerp does with a CPU scalar weight (start and end are never read that way).
+  const bool host_weight = weight_tensor && is_host_scalar(*weight_tensor, start.device());
+  if (weight_tensor && !host_weight) check_same_device(name, start, *weight_tensor);
+  if (host_weight) weight = host_scalar_value(*weight_tensor);
   Shape shape = broadcast_shapes(start.shape(), end.shape(), name);
   if (weight_tensor) shape = broadcast_shapes(shape, weight_tensor->shape(), name);
   if (into && shape != into->shape())
@@ -52,11 +57,11 @@ Tensor lerp_op(const Tensor& start, const Tensor& end, const Tensor* weight_tens
                      " doesn't match the broadcast shape ", shape);
   const Tensor s = at_shape(start, shape), e = at_shape(end, shape);
   Tensor w;
-  if (weight_tensor) w = at_shape(*weight_tensor, shape);
+  if (weight_tensor && !host_weight) w = at_shape(*weight_tensor, shape);
   const ElementwiseArg warg =
-      weight_tensor ? ElementwiseArg(w)
-                    : ElementwiseArg(dispatch_dtype<kFloatingDTypes>(
-                          dtype, [&]<typename T>() { return Scalar(weight.to<compute_t<T>>()); }));
+      w.defined() ? ElementwiseArg(w)
+                  : ElementwiseArg(dispatch_dtype<kFloatingDTypes>(
+                        dtype, [&]<typename T>() { return Scalar(weight.to<compute_t<T>>()); }));
   if (into) check_writable(name, *into);
   Tensor out = into ? out_target(name, *into, shape, dtype, start.device(), {&end, weight_tensor})
                     : make_tensor(shape, dtype, start.device());
@@ -121,15 +126,19 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   if (a.dtype() != b.dtype())
     fail<DTypeError>(name, "expected both inputs to have the same dtype, but got ", a.dtype(),
                      " and ", b.dtype());
-  check_same_device(name, a, b);
+  // torch composes isclose from binary ops, so either side may be a 0-dim CPU tensor beside a
+  // device one; the kernel reads tensors, so its value is filled into a device one.
+  const Device device = common_device_of({&a, &b});
+  check_inputs_on(name, device, {&a, &b});
   // Written so that NaN tolerances are refused too.
   if (!(rtol >= 0)) fail<Error>(name, "rtol must be greater than or equal to zero, but got ", rtol);
   if (!(atol >= 0)) fail<Error>(name, "atol must be greater than or equal to zero, but got ", atol);
   const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-  Tensor out = make_tensor(shape, kBool, a.device());
-  if (out.numel() > 0)
-    backend_for(a.device())
-        .isclose(at_shape(a, shape), at_shape(b, shape), rtol, atol, equal_nan, out);
+  Tensor out = make_tensor(shape, kBool, device);
+  if (out.numel() == 0) return out;
+  const Tensor ta = is_host_scalar(a, device) ? host_scalar_on(a, device, a.dtype()) : a;
+  const Tensor tb = is_host_scalar(b, device) ? host_scalar_on(b, device, b.dtype()) : b;
+  backend_for(device).isclose(at_shape(ta, shape), at_shape(tb, shape), rtol, atol, equal_nan, out);
   return out;
 }
 

@@ -1,0 +1,39 @@
+// 0-dim CPU tensors read on the host by device ops (ops/host_scalar.h).
+#include "tensorlet/ops/host_scalar.h"
+
+#include "tensorlet/backends/backend.h"
+#include "tensorlet/core/convert.h"
+#include "tensorlet/core/dispatch.h"
+#include "tensorlet/core/error.h"
+
+namespace tensorlet {
+
+bool is_host_scalar(const Tensor& t, Device device) {
+  return t.dim() == 0 && t.is_cpu() && !device.is_cpu();
+}
+
+Scalar host_scalar_value(const Tensor& t) {
+  // Read straight from the tensor's memory: no host tensor, no copy kernel, no op of its own.
+  return dispatch_dtype(t.dtype(), [&]<typename T>() { return Scalar(load<T>(t.data_ptr())); });
+}
+
+Tensor host_scalar_on(const Tensor& t, Device device, DType dtype) {
+  Tensor out = make_tensor({}, dtype, device);
+  backend_for(device).fill(out, host_scalar_value(t));
+  return out;
+}
+
+Device common_device_of(std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (t && !t->is_cpu()) return t->device();
+  return Device::cpu();
+}
+
+void check_inputs_on(const char* op, Device device, std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (t && !(t->device() == device) && !is_host_scalar(*t, device))
+      fail<DeviceError>(op, "expected all tensors to be on the same device, but found ", device,
+                        " and ", t->device());
+}
+
+}  // namespace tensorlet
