@@ -3,6 +3,7 @@
 // scan, column kernel, columns transposed into rows), odd sizes, specials, long 1-D scans.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,50 @@ TL_PARITY_CASE("backend parity: scans past the kernels' limits") {
       check_scans(dev, v, dim);
     }
   }
+}
+
+TL_PARITY_CASE("backend parity: cumsum of long rows across the single-pass scan's tiles") {
+  // CUDA's cumsum of few rows of 65536 or more (cuda_scan_single_pass.cuh) runs in tiles of
+  // 16 KiB of T (2048 float64 to 16384 int8 elements): lengths on each side of tile ends (65535
+  // stays on the block-row kernel), a partial last tile, lengths not a multiple of the 16-byte
+  // vector, a view one element past an aligned address (element loads), rows whose starts break
+  // the alignment ([3, n]), and the dtype argument's narrow integer sums.
+  const std::vector<int64_t> lengths{65535, 65536, 65537, 65538, 65539, 67583, 67584,
+                                     67585, 69631, 69632, 69633, 81919, 81921};
+  const std::vector<std::pair<DType, std::optional<DType>>> types{
+      {tl::kFloat32, std::nullopt},  {tl::kFloat64, std::nullopt}, {tl::kFloat16, std::nullopt},
+      {tl::kBFloat16, std::nullopt}, {tl::kInt64, std::nullopt},   {tl::kInt32, tl::kInt32},
+      {tl::kInt8, tl::kInt8}};
+  for (const auto& [d, arg] : types) {
+    const DType result = arg ? *arg : d;
+    auto run_cumsum = [arg](int64_t dim) {
+      return [arg, dim](std::vector<Tensor>& in) { return tl::cumsum(in[0], dim, arg); };
+    };
+    for (int64_t n : lengths) {
+      const Tensor x = make_values({n + 1}, d);
+      for (const Variant& v :
+           {Variant{"contiguous", x.slice(0, 0, n)}, Variant{"offset", x.slice(0, 1)}})
+        check_op(dev, "tl::cumsum" + describe("", d, {n}, v.name), {v.t}, run_cumsum(0),
+                 scan_tol(result, n, false));
+    }
+    for (int64_t n : {int64_t{65537}, int64_t{69633}}) {
+      const Variant v{"contiguous", make_values({3, n}, d)};
+      check_op(dev, "tl::cumsum" + describe("", d, {3, n}, v.name), {v.t}, run_cumsum(1),
+               scan_tol(result, n, false));
+    }
+  }
+  // Element loads (the offset view) and 16-byte loads (its aligned copy) give the same bits: they
+  // add in the same order, and these values (multiples of 2^-22) sum exactly in double anyway, so
+  // the look-back's timing-dependent grouping of tile prefixes cannot move a bit either.
+  const Tensor x = make_values({69634}, tl::kFloat32).to(dev).slice(0, 1);
+  check_same(tl::cumsum(x.clone(), 0), tl::cumsum(x, 0), kExact, dev, "the aligned copy");
+  // Nothing before the first element (the kernels' identity is -0.0, not +0.0): a row of -0.0
+  // sums to -0.0 everywhere, as the CPU's loop.
+  const Tensor zeros = tl::full({69633}, -0.0, tl::TensorOptions(tl::kFloat32).device(dev));
+  const std::vector<float> sums = tl::cumsum(zeros, 0).cpu().to_vector<float>();
+  int64_t not_negative_zero = 0;
+  for (float s : sums) not_negative_zero += (s != 0.0f || !std::signbit(s)) ? 1 : 0;
+  CHECK(not_negative_zero == 0);
 }
 
 TL_PARITY_CASE("backend parity: cumsum of 64M float32 and other long scans (large)") {

@@ -1,7 +1,8 @@
 // CUDA graphs (tl::cuda::Graph, graphed): capture and replay against eager results, the graph's
 // memory pool (static outputs, shared pools, memory_stats), random numbers that are fresh on each
 // replay and equal the CPU's stream, side streams, cuBLAS inside a capture, ops that wait for the
-// GPU refused during a capture (which is then discarded, the library still working), and misuse.
+// GPU refused during a capture (which is then discarded, the library still working), a long
+// cumsum (its tile counter zeroed inside the graph), and misuse.
 // The device cases skip without a CUDA device.
 #include <stdexcept>
 #include <string>
@@ -74,6 +75,26 @@ TEST_CASE("cuda graph: a chain of ops that free their temporaries replays to the
   inc.capture([&] { acc.add_(1.0); });
   for (int i = 0; i < 5; ++i) inc.replay();
   tl_test::check_values(acc, std::vector<double>(64, 5.0), 0, 0);
+}
+
+TEST_CASE("cuda graph: a long cumsum replays with fresh inputs (its tile counter restarts)") {
+  TL_TEST_REQUIRE_CUDA();
+  // The single-pass scan hands out tiles from a counter in its temp storage: a kernel inside the
+  // graph zeroes it, so every replay starts from tile 0 (a stale one would hand out tiles past
+  // the end).
+  const int64_t n = (int64_t{1} << 20) + 3;
+  Tensor x = random_cuda({n});
+  Tensor y;
+  Graph g;
+  g.capture([&] { y = tl::cumsum(x, 0); });
+  for (int round = 0; round < 3; ++round) {
+    const Tensor fresh = tl_test::random_tensor({n});
+    x.copy_(fresh);
+    g.replay();
+    // The CPU adds in order and the GPU in tiles, both in double: an output may round to the
+    // neighbouring float32.
+    tl_test::check_values(y, tl_test::values_of(tl::cumsum(fresh, 0)), 1e-6, 1e-12 + 1e-15 * n);
+  }
 }
 
 TEST_CASE("cuda graph: kernels launched early inside a graph still see every earlier write") {

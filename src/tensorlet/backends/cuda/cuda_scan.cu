@@ -1,8 +1,10 @@
 // Scans (cumsum, cumprod, cummax, cummin) on CUDA. The tensor is seen as [outer, n, inner]
 // (softmax_rows); the host picks a kernel by that shape:
-//  - few long rows (inner == 1): CUB's single-pass decoupled look-back scan
-//    (cub::DeviceScan::InclusiveScan), one launch per row, temp storage from the caching
-//    allocator, on the current stream: one read and one write of every element;
+//  - few long rows (inner == 1): a single-pass decoupled look-back scan, one read and one write of
+//    every element, temp storage from the caching allocator, on the current stream: for cumsum
+//    our own kernel over all the rows at once (cuda_scan_single_pass.cuh: 16-byte accesses of T,
+//    sums in acc_t<T>), for cumprod/cummax/cummin CUB's (cub::DeviceScan::InclusiveScan), one
+//    launch per row;
 //  - many rows of up to kWarpRowMax elements: one warp per row (cub::WarpScan), chunks of 32
 //    with the running value carried between them;
 //  - many longer rows: one block per row (cub::BlockLoad / BlockScan / BlockStore through shared
@@ -12,8 +14,9 @@
 //    the columns are long, the slices are transposed into rows (one copy in, one out) and scanned
 //    as rows instead.
 // Each functor (backends/math/scan_ops.h) reads its input through a transform iterator and writes
-// its output (and cummax/cummin's indices) through a tabulate output iterator, so every path runs
-// the same load, combine and store, accumulating in acc_t<T> as the CPU does.
+// its output (and cummax/cummin's indices) through a tabulate output iterator (the cumsum kernel
+// calls the same load, combine and store directly), so every path accumulates in acc_t<T> as the
+// CPU does.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
@@ -27,10 +30,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/cuda/cuda_loop.cuh"
+#include "tensorlet/backends/cuda/cuda_scan_single_pass.cuh"
 #include "tensorlet/backends/softmax_rows.h"
 
 namespace tensorlet::cuda {
@@ -223,6 +228,9 @@ template <typename T, typename F>
 void scan_rows(const T* x, T* y, int64_t* indices, int64_t rows, int64_t n, Device device,
                cudaStream_t s) {
   if (rows <= kCubMaxRows && n >= kCubMinLength) {
+    if constexpr (std::is_same_v<F, scan_ops::ArithmeticScan<T, false>>) {
+      if (single_pass_scan::scan_sum_rows<T, F>(x, y, rows, n, device, s)) return;
+    }
     scan_rows_cub<T, F>(x, y, indices, rows, n, device, s);
   } else if (n <= kWarpRowMax) {
     const int64_t blocks = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
