@@ -100,6 +100,10 @@ TEST_CASE("bad input: arange lengths and bounds") {
       TL_BAD(tl::Error, "[tl::arange] ", "step -0.25", tl::arange(3, 0, -0.25, tl::kInt32)),
       TL_BAD(tl::Error, "[tl::arange] ", "start", tl::arange(1e30, 1e30 + 1e15, 1e15, tl::kInt64)),
       TL_BAD(tl::Error, "[tl::arange] ", "end", tl::arange(0, 1e30, 1e29, tl::kInt64)),
+      // Signs are checked on the values as given, before an integer dtype truncates them (as
+      // torch 2.11's arange_check_bounds): both bounds truncate to 0 here.
+      TL_BAD(tl::Error, "[tl::arange] ", "inconsistent", tl::arange(0, -0.5, 1, tl::kInt64)),
+      TL_BAD(tl::Error, "[tl::arange] ", "inconsistent", tl::arange(0.7, 0.3, 1, tl::kInt32)),
       TL_BAD(tl::DTypeError, "[tl::arange] ", "bool", tl::arange(0, 2, 1, tl::kBool)),
   });
 }

@@ -73,38 +73,75 @@ TEST_CASE("factories: eye and from_vector") {
       "tl::from_vector");
 }
 
-TEST_CASE("factories: arange lengths and values match torch 2.15") {
+TEST_CASE("factories: arange lengths and values match torch 2.11") {
   struct Case {
     tl::Tensor got;
     std::vector<double> want;
   };
-  // Each expectation is torch.arange's result on the same arguments.
+  // torch 2.11's rule (aten/src/ATen/native/RangeUtils.h, compute_arange_size): int64 counts the
+  // integer range of start, end and step truncated to int64; every other dtype counts
+  // ceil((end - start) / step) in double on the values as given. An integer dtype's values are
+  // truncated start + i * truncated step, wrapped into the dtype.
   std::vector<Case> cases{
-      {tl::arange(0, 2.5, 1, tl::kInt64), {0, 1, 2}},
-      {tl::arange(2.5, tl::kInt64), {0, 1, 2}},
-      {tl::arange(0, 2.5), {0, 1, 2}},
-      // Integer dtypes step from start and step cast to integers; the length is ceil((end -
-      // start) / step) in double.
+      // Issue 30's examples, and torch's own outputs quoted in pytorch#80589, #149097, #151206.
+      {tl::arange(1, 10.5, 1.0, tl::kInt64), {1, 2, 3, 4, 5, 6, 7, 8, 9}},
+      {tl::arange(0, 3.3, 1.0, tl::kInt64), {0, 1, 2}},
+      {tl::arange(-1.5, 1.5, 1, tl::kInt64), {-1, 0}},
+      {tl::arange(-1.5, 1.5, 1, tl::kInt32), {-1, 0, 1}},
+      {tl::arange(0, 0.5, 1, tl::kInt64), {}},
+      {tl::arange(0, 0.5, 1, tl::kInt32), {0}},
+      {tl::arange(0, 1.5, 1, tl::kInt64), {0}},
+      {tl::arange(0, 1.5, 1, tl::kInt32), {0, 1}},
+      // int64: fractional start, end and step truncate before counting.
+      {tl::arange(0, 2.5, 1, tl::kInt64), {0, 1}},
+      {tl::arange(2.5, tl::kInt64), {0, 1}},
       {tl::arange(0.5, 3, 1, tl::kInt64), {0, 1, 2}},
-      {tl::arange(0.5, 5, 1.5, tl::kInt64), {0, 1, 2}},
+      {tl::arange(0.5, 5, 1.5, tl::kInt64), {0, 1, 2, 3, 4}},
       {tl::arange(0, 2.1, 1.5, tl::kInt64), {0, 1}},
-      {tl::arange(0, 5, 1.9, tl::kInt64), {0, 1, 2}},
-      {tl::arange(-2.5, 0, 1, tl::kInt64), {-2, -1, 0}},
-      {tl::arange(-1.5, 1.5, 1, tl::kInt64), {-1, 0, 1}},
-      {tl::arange(2.9, 0, -1, tl::kInt64), {2, 1, 0}},
-      {tl::arange(0, -2.5, -1, tl::kInt64), {0, -1, -2}},
+      {tl::arange(0, 5, 1.9, tl::kInt64), {0, 1, 2, 3, 4}},
+      {tl::arange(-2.5, 0, 1, tl::kInt64), {-2, -1}},
+      {tl::arange(0.5, 0.7, 1, tl::kInt64), {}},
+      // int64, negative steps: truncated toward zero too.
+      {tl::arange(2.9, 0, -1, tl::kInt64), {2, 1}},
+      {tl::arange(0, -2.5, -1, tl::kInt64), {0, -1}},
+      {tl::arange(5.5, 0.5, -1.5, tl::kInt64), {5, 4, 3, 2, 1}},
+      {tl::arange(-0.5, -3.5, -1, tl::kInt64), {0, -1, -2}},
+      // The other integer dtypes count in double, then step in truncated integers.
+      {tl::arange(1, 10.5, 1.0, tl::kInt32), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+      {tl::arange(0, 3.3, 1.0, tl::kInt32), {0, 1, 2, 3}},
+      {tl::arange(0, 3.3, 1.0, tl::kInt16), {0, 1, 2, 3}},
+      {tl::arange(0.5, 5, 1.5, tl::kInt32), {0, 1, 2}},
+      {tl::arange(2.9, 0, -1, tl::kInt32), {2, 1, 0}},
+      {tl::arange(5.5, 0.5, -1.5, tl::kInt8), {5, 4, 3, 2}},
+      {tl::arange(-0.5, -3.5, -1, tl::kInt32), {0, -1, -2}},
       {tl::arange(0, 3e9, 1e9, tl::kInt32), {0, 1e9, 2e9}},
+      {tl::arange(100, 300, 100, tl::kInt8), {100, -56}},
+      {tl::arange(0, -3, -1, tl::kUInt8), {0, 255, 254}},
+      // Floating dtypes count in double on the values as given.
+      {tl::arange(0, 2.5), {0, 1, 2}},
+      {tl::arange(1, 10.5, 1.0, tl::kFloat32), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+      {tl::arange(0, 3.3, 1.0, tl::kFloat64), {0, 1, 2, 3}},
+      {tl::arange(0.5, -1.25, -0.75, tl::kFloat64), {0.5, -0.25, -1}},
+      {tl::arange(-1.5, 1.5, 0.5, tl::kFloat16), {-1.5, -1, -0.5, 0, 0.5, 1}},
       {tl::arange(0, 10, 3, tl::kFloat32), {0, 3, 6, 9}},
       {tl::arange(5, 0, -2), {5, 3, 1}},
       {tl::arange(0, 1, int64_t(1) << 62), {0}},
-      // Integer bounds count exactly, even across int64's whole range (torch wraps here and
-      // returns no elements).
+      // Integer bounds past 2^53: int64 counts exactly, the others through double ((2^62 + 1)
+      // rounds to 2^62).
+      {tl::arange(0, (int64_t(1) << 62) + 1, int64_t(1) << 61),
+       {0, 2305843009213693952.0, 4611686018427387904.0}},
+      {tl::arange(0, (int64_t(1) << 62) + 1, int64_t(1) << 61, tl::kFloat64),
+       {0, 2305843009213693952.0}},
       {tl::arange(INT64_MIN, INT64_MAX, int64_t(1) << 62, tl::kFloat64),
        {-9223372036854775808.0, -4611686018427387904.0, 0, 4611686018427387904.0}},
+      // int64 bounds count exactly even across int64's whole range, where torch's int64
+      // arithmetic overflows.
       {tl::arange(5, 0, INT64_MIN), {5}},
   };
   for (const Case& c : cases) CHECK(values_of(c.got) == c.want);
   CHECK(tl::arange(0, 3e9, 1e9, tl::kInt32).dtype() == tl::kInt32);
+  CHECK(tl::arange(5.5, 0.5, -1.5, tl::kInt8).dtype() == tl::kInt8);
+  CHECK(tl::arange(1, 10.5, 1.0).dtype() == tl::kFloat32);
   tl::Tensor wide = tl::arange(INT64_MIN, INT64_MAX, int64_t(1) << 62);
   CHECK(wide.to_vector<int64_t>() ==
         std::vector<int64_t>{INT64_MIN, -(int64_t(1) << 62), 0, int64_t(1) << 62});

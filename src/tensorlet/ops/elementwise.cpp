@@ -232,25 +232,28 @@ Tensor scaled_op(BinaryOp op, const Tensor& a, const Operand& b, Scalar alpha) {
 
 // self = op(self, other), written through the backend straight into self's (possibly strided)
 // elements; with alpha (add_ / sub_), self = self op alpha * other.
-Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& other,
+Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& given,
                    const Scalar* alpha = nullptr) {
   profiler::OpScope scope(name);
-  scope.inputs({&self, other.tensor});
+  scope.inputs({&self, given.tensor});
   check_defined(self, name);
   // self is the output, so it must be on the device; other may be a 0-dim CPU tensor beside it
   // (read on the host, as torch), never the reverse.
-  if (other.tensor) check_defined(*other.tensor, name);
+  if (given.tensor) check_defined(*given.tensor, name);
   const Device device = self.device();
-  check_inputs_on(name, device, {other.tensor});
+  check_inputs_on(name, device, {given.tensor});
   const Operand me = of(self);
-  DType compute = compute_dtype(op, name, me, other);
+  DType compute = compute_dtype(op, name, me, given);
+  Operand other = given;
   Scalar scale;
   if (alpha) {
     scale = kernel_alpha(op, name, compute, *alpha);
-    // A number is scaled here: self op (alpha * number) in the plain kernel.
-    if (!other.tensor) {
-      const Operand scaled = of(scaled_number(*alpha, other.scalar));
-      return inplace_op(op, name, self, scaled);
+    // A number is scaled here: self op (alpha * number) in the plain kernel, under this one op
+    // scope (a second call of inplace_op would record the op twice).
+    if (!given.tensor) {
+      other = of(scaled_number(*alpha, given.scalar));
+      compute = compute_dtype(op, name, me, other);
+      alpha = nullptr;
     }
   }
   if (!can_cast(compute, self.dtype()))

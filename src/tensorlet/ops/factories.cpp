@@ -60,56 +60,72 @@ static Tensor from_host_values(const Shape& shape, const TensorOptions& options,
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
 
-// Bounds print as the user gave them: an integer exactly, not through double.
-static void check_arange_bounds(const Scalar& start, const Scalar& end, const Scalar& step) {
-  double s = start.to<double>(), e = end.to<double>(), st = step.to<double>();
-  if (st == 0) fail<Error>("tl::arange", "step must be nonzero");
-  if (!std::isfinite(st)) fail<Error>("tl::arange", "step must be finite, got ", step);
-  if (!std::isfinite(s) || !std::isfinite(e))
-    fail<Error>("tl::arange", "unsupported range: ", start, " -> ", end);
-}
-
 [[noreturn]] static void fail_arange_sign(const Scalar& start, const Scalar& end,
                                           const Scalar& step) {
   fail<Error>("tl::arange", "upper bound and lower bound inconsistent with step sign: start ",
               start, ", end ", end, ", step ", step);
 }
 
-// The element count of [start, end) by step. Integer bounds: exactly, in unsigned 64 bits (so
-// INT64_MIN..INT64_MAX does not wrap). Otherwise ceil((end - start) / step) in double, as torch.
-static int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step,
-                             bool integral) {
-  if (integral) {
-    const int64_t s = start.to<int64_t>(), e = end.to<int64_t>(), st = step.to<int64_t>();
-    if ((st > 0 && e < s) || (st < 0 && e > s)) fail_arange_sign(start, end, step);
-    // |end - start| and |step| as unsigned magnitudes: exact even for INT64_MIN..INT64_MAX.
-    const uint64_t diff = e >= s ? static_cast<uint64_t>(e) - static_cast<uint64_t>(s)
-                                 : static_cast<uint64_t>(s) - static_cast<uint64_t>(e);
-    const uint64_t mag = st > 0 ? static_cast<uint64_t>(st) : -static_cast<uint64_t>(st);
-    const uint64_t n = diff / mag + (diff % mag != 0);
-    if (n > static_cast<uint64_t>(INT64_MAX))
-      fail<ShapeError>("tl::arange", "the range [", start, ", ", end, ") with step ", step, " has ",
-                       n, " elements, more than int64 can count");
-    return static_cast<int64_t>(n);
-  }
+// torch's arange_check_bounds: in double on the values as given, whatever the dtype (so
+// arange(0, -0.5, 1, kInt64) is refused though both bounds truncate to 0). Bounds print as the
+// user gave them: an integer exactly, not through double.
+static void check_arange_bounds(const Scalar& start, const Scalar& end, const Scalar& step) {
   double s = start.to<double>(), e = end.to<double>(), st = step.to<double>();
+  if (st == 0) fail<Error>("tl::arange", "step must be nonzero");
+  if (!std::isfinite(st)) fail<Error>("tl::arange", "step must be finite, got ", step);
+  if (!std::isfinite(s) || !std::isfinite(e))
+    fail<Error>("tl::arange", "unsupported range: ", start, " -> ", end);
   if ((st > 0 && e < s) || (st < 0 && e > s)) fail_arange_sign(start, end, step);
-  double n = std::ceil((e - s) / st);
+}
+
+[[noreturn]] static void fail_arange_count(const Scalar& start, const Scalar& end,
+                                           const Scalar& step, auto n) {
+  fail<ShapeError>("tl::arange", "the range [", start, ", ", end, ") with step ", step, " has ", n,
+                   " elements, more than int64 can count");
+}
+
+// ceil((end - start) / step) in double on the values as given.
+static int64_t arange_count_double(const Scalar& start, const Scalar& end, const Scalar& step) {
+  const double n = std::ceil((end.to<double>() - start.to<double>()) / step.to<double>());
   // 2^63 is the first double past int64; inf from a huge range fails here too.
-  if (!(n < 9223372036854775808.0))
-    fail<ShapeError>("tl::arange", "the range [", start, ", ", end, ") with step ", step, " has ",
-                     n, " elements, more than int64 can count");
+  if (!(n < 9223372036854775808.0)) fail_arange_count(start, end, step, n);
   return static_cast<int64_t>(n);
 }
 
-// A bound cast to int64 for an integer dtype (torch casts start and step, then steps in
-// integers); refuses values int64 cannot hold, as torch does.
+// The count of [s, e) by st in integers, exactly: computed in unsigned 64 bits, so that
+// INT64_MIN..INT64_MAX counts 2^64 - 1 and is refused where torch's int64 arithmetic wraps. The
+// signs are checked again in integers, which double cannot tell apart past 2^53.
+static int64_t arange_count_int64(int64_t s, int64_t e, int64_t st, const Scalar& start,
+                                  const Scalar& end, const Scalar& step) {
+  if ((st > 0 && e < s) || (st < 0 && e > s)) fail_arange_sign(start, end, step);
+  const uint64_t diff = e >= s ? static_cast<uint64_t>(e) - static_cast<uint64_t>(s)
+                               : static_cast<uint64_t>(s) - static_cast<uint64_t>(e);
+  const uint64_t mag = st > 0 ? static_cast<uint64_t>(st) : -static_cast<uint64_t>(st);
+  const uint64_t n = diff / mag + (diff % mag != 0);
+  if (n > static_cast<uint64_t>(INT64_MAX)) fail_arange_count(start, end, step, n);
+  return static_cast<int64_t>(n);
+}
+
+// A bound converted to int64 as torch converts it for an integer dtype (truncated toward zero);
+// refuses values int64 cannot hold, as torch's checked conversion does.
 static int64_t arange_int_bound(const Scalar& v, const char* name) {
   if (!v.is_floating_point()) return v.to<int64_t>();
   double d = v.to<double>();
   if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
     fail<Error>("tl::arange", name, " ", v, " cannot be converted to int64 without overflow");
   return static_cast<int64_t>(d);
+}
+
+// The element count as torch 2.11 computes it (aten/src/ATen/native/RangeUtils.h,
+// compute_arange_size): int64 counts the integer range of start, end and step truncated to
+// int64, so arange(1, 10.5, 1.0, kInt64) has 9 elements (1..9) and arange(0, 3.3, 1.0, kInt64)
+// 3; every other dtype, the integer ones included, counts ceil((end - start) / step) in double on
+// the values as given (kInt32: 10 elements, 1..10).
+static int64_t arange_count(const Scalar& start, const Scalar& end, const Scalar& step,
+                            DType dtype) {
+  if (dtype != kInt64) return arange_count_double(start, end, step);
+  return arange_count_int64(arange_int_bound(start, "start"), arange_int_bound(end, "end"),
+                            arange_int_bound(step, "step"), start, end, step);
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
@@ -119,22 +135,26 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   if (!options.has_dtype()) options = options.dtype(integral ? kInt64 : kFloat32);
   if (options.dtype() == kBool) fail<DTypeError>("tl::arange", "bool dtype is not supported");
   check_arange_bounds(start, end, step);
-  const int64_t n = arange_length(start, end, step, integral);
   if (is_integral(options.dtype())) {
+    // Every integer dtype steps from start and step truncated to int64, as torch's kernels do
+    // (int64 is their accumulate type), wrapping into the dtype; end is converted only to count
+    // an int64 range (in torch's order: start, end, step).
     const int64_t is = arange_int_bound(start, "start");
-    arange_int_bound(end, "end");
+    if (options.dtype() == kInt64) arange_int_bound(end, "end");
     const int64_t ist = arange_int_bound(step, "step");
-    // Torch steps by the step cast to the dtype, which for |step| < 1 is 0 and repeats start;
-    // we refuse that instead.
+    // torch 2.11 divides by this 0 for int64 (SIGFPE, pytorch#175761) and repeats start for the
+    // other integer dtypes; we refuse it instead.
     if (ist == 0)
       fail<Error>("tl::arange", "step ", step, " is 0 in ", options.dtype(),
                   "; use a floating point dtype or an integer step");
+    const int64_t n = arange_count(start, end, step, options.dtype());
     // Wrapping unsigned arithmetic: the true values lie in the range, but i * step may not.
     return from_host_values({n}, options, [&](int64_t i) {
       return static_cast<int64_t>(static_cast<uint64_t>(is) +
                                   static_cast<uint64_t>(i) * static_cast<uint64_t>(ist));
     });
   }
+  const int64_t n = arange_count(start, end, step, options.dtype());
   double s = start.to<double>(), st = step.to<double>();
   return from_host_values({n}, options, [&](int64_t i) { return s + static_cast<double>(i) * st; });
 }

@@ -40,6 +40,23 @@ int64_t side_with_offset(const char* op, int64_t n, int64_t offset) {
   return n + (offset < 0 ? -offset : offset);
 }
 
+// Elements shifted along dims, each by its shift; the public roll's work without its op scope,
+// so that rolling the flattened tensor is one op.
+Tensor roll_dims(const char* op, const Tensor& a, const std::vector<int64_t>& shifts,
+                 const std::vector<int64_t>& dims) {
+  if (shifts.size() != dims.size())
+    fail<ShapeError>(op, "shifts and dims must align, got ", Shape(shifts), " and ", Shape(dims));
+  Tensor out = a;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dim_of(a, dims[i], op), n = a.shape()[d];
+    if (n == 0) continue;
+    const int64_t s = ((shifts[i] % n) + n) % n;
+    if (s == 0) continue;
+    out = cat({out.narrow(d, n - s, s), out.narrow(d, 0, n - s)}, d);
+  }
+  return out.is_same(a) ? a.clone() : out;
+}
+
 }  // namespace
 
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
@@ -203,8 +220,13 @@ Tensor repeat(const Tensor& a, const Shape& repeats) {
   return a.reshape(interleaved).expand(expanded).contiguous().view(result);
 }
 
+// A composite over repeat, as torch's tile: the profiler shows tl::tile holding tl::repeat, and
+// errors name tl::tile.
 Tensor tile(const Tensor& a, const Shape& reps) {
-  check_defined(a, "tl::tile");
+  constexpr const char* op = "tl::tile";
+  profiler::OpScope scope(op);
+  scope.inputs({&a});
+  check_defined(a, op);
   Shape full = reps;
   while (full.size() < a.dim()) full.insert(0, 1);
   return repeat(a, full);
@@ -233,22 +255,10 @@ Tensor roll(const Tensor& a, const std::vector<int64_t>& shifts, const std::vect
   profiler::OpScope scope(op);
   scope.inputs({&a});
   check_defined(a, op);
-  if (dims.empty()) {
-    if (shifts.size() != 1)
-      fail<ShapeError>(op, "without dims, expects one shift, got ", Shape(shifts));
-    return roll(a.flatten(), shifts, {0}).view(a.shape());
-  }
-  if (shifts.size() != dims.size())
-    fail<ShapeError>(op, "shifts and dims must align, got ", Shape(shifts), " and ", Shape(dims));
-  Tensor out = a;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const int64_t d = dim_of(a, dims[i], op), n = a.shape()[d];
-    if (n == 0) continue;
-    const int64_t s = ((shifts[i] % n) + n) % n;
-    if (s == 0) continue;
-    out = cat({out.narrow(d, n - s, s), out.narrow(d, 0, n - s)}, d);
-  }
-  return out.is_same(a) ? a.clone() : out;
+  if (!dims.empty()) return roll_dims(op, a, shifts, dims);
+  if (shifts.size() != 1)
+    fail<ShapeError>(op, "without dims, expects one shift, got ", Shape(shifts));
+  return roll_dims(op, a.flatten(), shifts, {0}).view(a.shape());
 }
 
 namespace {

@@ -76,14 +76,28 @@ Tensor Tensor::clone() const {
   return out;
 }
 
+// The two halves of to(), without an op scope of their own: to(options) changing both dtype and
+// device is one tl::to row, as one call.
+static Tensor converted(const Tensor& t, DType dtype) {
+  Tensor out = make_tensor(t.shape(), dtype, t.device());
+  if (t.numel() > 0) backend_for(t.device()).copy(t, out);
+  return out;
+}
+
+static Tensor moved(const Tensor& t, Device device, bool non_blocking) {
+  // A non-blocking copy to the host lands in pinned memory, so it can run asynchronously.
+  const bool pinned = non_blocking && device.is_cpu() && t.is_cuda();
+  Tensor out = make_tensor(t.shape(), t.dtype(), device, pinned);
+  if (t.numel() > 0) backend_for(device, t.device()).copy(t, out, non_blocking);
+  return out;
+}
+
 Tensor Tensor::to(DType dtype) const {
   check_defined(*this, "tl::to");
   if (dtype == this->dtype()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
-  Tensor out = make_tensor(shape(), dtype, device());
-  if (numel() > 0) backend_for(device()).copy(*this, out);
-  return out;
+  return converted(*this, dtype);
 }
 
 Tensor Tensor::to(Device device, bool non_blocking) const {
@@ -91,11 +105,7 @@ Tensor Tensor::to(Device device, bool non_blocking) const {
   if (device == this->device()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
-  // A non-blocking copy to the host lands in pinned memory, so it can run asynchronously.
-  const bool pinned = non_blocking && device.is_cpu() && is_cuda();
-  Tensor out = make_tensor(shape(), dtype(), device, pinned);
-  if (numel() > 0) backend_for(device, this->device()).copy(*this, out, non_blocking);
-  return out;
+  return moved(*this, device, non_blocking);
 }
 
 Tensor Tensor::pin_memory() const {
@@ -109,8 +119,14 @@ Tensor Tensor::pin_memory() const {
 }
 
 Tensor Tensor::to(const TensorOptions& options) const {
-  Tensor t = options.has_dtype() ? to(options.dtype()) : *this;
-  return options.has_device() ? t.to(options.device()) : t;
+  check_defined(*this, "tl::to");
+  const bool new_dtype = options.has_dtype() && options.dtype() != dtype();
+  const bool new_device = options.has_device() && options.device() != device();
+  if (!new_dtype && !new_device) return *this;
+  profiler::OpScope scope("tl::to");
+  scope.inputs({this});
+  const Tensor t = new_dtype ? converted(*this, options.dtype()) : *this;
+  return new_device ? moved(t, options.device(), false) : t;
 }
 
 template <ElementType T>
