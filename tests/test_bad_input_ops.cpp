@@ -539,7 +539,7 @@ TEST_CASE("bad input: ops on CUDA tensors") {
       TL_BAD_CUDA(tl::DeviceError, "[tl::lerp] ", "cuda:0",  // only the weight may be one
                   tl::lerp(tl::scalar_tensor(1.0), cu(f({2})), cu(f({2})))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::masked_fill] ", "cuda:0",  // nor the mask
-                  tl::masked_fill(cu(f({2})), tl::scalar_tensor(true), 1.0)),
+                  tl::masked_fill(cu(f({2})), tl::scalar_tensor(true, tl::kBool), 1.0)),
       TL_BAD_CUDA(tl::DeviceError, "[tl::equal] ", "cuda:0",
                   tl::equal(cu(f({2})), tl::scalar_tensor(1.0))),
       TL_BAD_CUDA(tl::DeviceError, "[tl::cat] ", "cuda:0",

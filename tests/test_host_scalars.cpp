@@ -67,6 +67,9 @@ void check_like_cpu(const std::string& what, const std::function<Tensor()>& all_
   }
   try {
     got = mixed();
+    // A CUDA kernel reports bad data (an integer division by zero) at the next wait for the
+    // device, not at the call: wait here so the mixed form's error is caught as the CPU's.
+    tl::cuda::synchronize();
   } catch (const tl::Error& e) {
     error = typeid(e).name();
     INFO("the mixed form threw: " << e.what());
@@ -435,7 +438,7 @@ TEST_CASE("host scalars: the value is read when the op is called, not when its k
   const Tensor x = tl::ones({1 << 20}, cuda);
   const Tensor mask = x > 0.0;
   Tensor s = tl::scalar_tensor(2.0);
-  Tensor c = tl::scalar_tensor(true);
+  Tensor c = tl::scalar_tensor(true, tl::kBool);  // scalar_tensor is float32 unless told
   // Products ahead on the stream keep the kernels below waiting while the host goes on to
   // overwrite the 0-dim tensors: a kernel reading their memory would see the new values.
   Tensor busy = big;
@@ -459,7 +462,7 @@ TEST_CASE("host scalars: a graph capture takes the value of the 0-dim CPU tensor
   TL_TEST_REQUIRE_CUDA();
   const Tensor x = random_tensor({37, 19}).to(kCuda);
   Tensor s = tl::scalar_tensor(0.5, tl::TensorOptions(tl::kFloat64));
-  Tensor c = tl::scalar_tensor(false);
+  Tensor c = tl::scalar_tensor(false, tl::kBool);
   const Tensor m = (x > 0.0);
   Tensor y, z, w, f;
   tl::cuda::Graph g;
