@@ -127,7 +127,7 @@ BlasOperand<T> blas_operand(const MatRef<T>& x) {
 template <typename T>
 void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s) {
   blas_gemm<T>(a.rows, b.cols, a.cols, s.scaled ? s.alpha : T(1), blas_operand(a), blas_operand(b),
-               s.scaled ? s.beta : T(0), c);
+               s.scaled ? s.beta : T(0), c, b.cols);
 }
 
 // Four layout combinations per dtype; operands reach here mappable (see mappable_operand), and
