@@ -1,6 +1,6 @@
 // CPU benchmark: DESIGN.md rows C1-C3 against floors measured in the same run, and the rows whose
-// target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14): bench/torch_reference.py times
-// PyTorch on the same workloads and pairs the rows.
+// target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14, C8 of issue 30):
+// bench/torch_reference.py times PyTorch on the same workloads and pairs the rows.
 #include <Eigen/Core>
 #ifdef TL_WITH_BLAS
 #include <cblas.h>
@@ -324,11 +324,62 @@ int main() {
     row("C7", "accessor<float,2> sum of 4096^2", fmt("%.2f ms", t[3] * 1e3),
         fmt("raw pointer loop %.2f ms", t[2] * 1e3), t[2] / t[3], ">=0.9", t[2] / t[3] >= 0.9);
   }
+  // ---- C8: square float32 matmul, n = 16 to 1024, all threads (PyTorch: torch_reference) ----
+  {
+    // Threads by size must leave no cliff between sizes (issue 30: on 16 threads 100^2 ran at 41
+    // GFLOP/s, what one thread did at 32^2, where 316^2 reached 330). The floor is the BLAS called
+    // directly on the same buffers with its own choice of threads (what tl::matmul did before);
+    // the target is PyTorch's CPU.
+    const std::vector<int64_t> sizes = {16,  24,  32,  48,  64,  96,  100, 128,
+                                        192, 256, 316, 384, 512, 768, 1024};
+    std::vector<tl::Tensor> as, bs;
+    std::vector<std::vector<float>> raw_c;
+    std::vector<int> calls;
+    std::vector<std::function<void()>> work;
+    for (const int64_t n : sizes) {
+      as.push_back(tl::rand({n, n}));
+      bs.push_back(tl::rand({n, n}));
+      raw_c.emplace_back(n * n);
+      // Products per repetition: about 2^28 multiply-adds (torch_reference.py uses the same).
+      calls.push_back(
+          static_cast<int>(std::clamp<int64_t>((int64_t{1} << 28) / (n * n * n), 1, 4000)));
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const tl::Tensor &a = as[i], &b = bs[i];
+      const int count = calls[i];
+      work.push_back([&a, &b, count] {
+        for (int c = 0; c < count; ++c) g_sink = g_sink + tl::matmul(a, b).data<float>()[0];
+      });
+      const int64_t n = sizes[i];
+      float* c = raw_c[i].data();
+      work.push_back([&a, &b, c, n, count] {
+        for (int r = 0; r < count; ++r) {
+          raw_sgemm(n, a.data<float>(), b.data<float>(), c);
+          g_sink = g_sink + c[0];
+        }
+      });
+    }
+    const auto t = interleaved_medians(7, 2, work);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const double n = static_cast<double>(sizes[i]);
+      const double ours_us = t[2 * i] / calls[i] * 1e6, raw_us = t[2 * i + 1] / calls[i] * 1e6;
+      const double gflops = 2.0 * n * n * n / (ours_us * 1e3);
+      std::printf(
+          "%-3s %-34s %-26s %-34s %6.2f  %-12s %s\n", "C8",
+          fmt("float32 matmul n=%.0f, ", n).append(std::to_string(threads)).append(" thr").c_str(),
+          fmt("%.3f us", ours_us).append(fmt(" %.1f GFLOP/s", gflops)).c_str(),
+          (std::string(kRawGemm) + fmt(" own threads %.3f us", raw_us)).c_str(), raw_us / ours_us,
+          ">=1.0x torch", "see torch_reference");
+    }
+    std::fflush(stdout);
+  }
   std::printf(
       "\nratio: C1 = time / allocation floor (for reference; the target is absolute),\n"
       "       C2 = add GB/s / memcpy GB/s, C3 = tensorlet GFLOP/s / direct BLAS GFLOP/s,\n"
       "       C4, C5 = time of the memcpy floor / time of the op (for reference; the target is\n"
       "       PyTorch), C6: the target is PyTorch's time per op,\n"
-      "       C7 = raw pointer loop time / accessor loop time\n");
+      "       C7 = raw pointer loop time / accessor loop time,\n"
+      "       C8 = direct BLAS time (its own threads) / tl::matmul time (for reference; the\n"
+      "       target is PyTorch)\n");
   return 0;
 }

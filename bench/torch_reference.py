@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G8, H1-H3, TF32, O1-O5) and
-bench_cpu (C3-C6 and O6, PyTorch's CPU; on a machine without CUDA only these CPU rows).
+bench_cpu (C3-C6, C8 and O6, PyTorch's CPU; on a machine without CUDA only these CPU rows).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log] [--ours bench_cpu.log] [--cpu-only]
 
@@ -69,9 +69,9 @@ def events(body):
 ROWS = []  # (id, workload, value, unit)
 
 
-def row(gid, workload, value, unit):
+def row(gid, workload, value, unit, note=""):
     ROWS.append((gid, workload, value, unit))
-    print(f"{gid:<4} {workload:<36} {value:12.3f} {unit}", flush=True)
+    print(f"{gid:<4} {workload:<36} {value:12.3f} {unit}{' ' + note if note else ''}", flush=True)
 
 
 def launch_bound():
@@ -343,7 +343,7 @@ def cpu_threads():
 
 
 def cpu_rows():
-    """C3-C6: PyTorch's CPU on the workloads of bench_cpu's rows, on all threads (C6: 1, 2, all)."""
+    """C3-C6, C8: PyTorch's CPU on the workloads of bench_cpu's rows, on all threads (C6: 1, 2, all)."""
     threads = torch.get_num_threads()
     all_threads = cpu_threads()[-1]
     torch.set_num_threads(all_threads)
@@ -385,8 +385,26 @@ def cpu_rows():
                          wall(lambda: torch.add(x, y), tiny_calls)])
             row("C6", f"[512,1] + [1,512] add, {k} thr", t[0] / bcast_calls * 1e6, "us")
             row("C6", f"3x3 add, {k} thr", t[1] / tiny_calls * 1e6, "us")
+        torch.set_num_threads(all_threads)
+        matmul_sweep(all_threads, wall)
     finally:
         torch.set_num_threads(threads)
+
+
+# C8's sizes, as bench_cpu's (paired by position).
+SWEEP_SIZES = (16, 24, 32, 48, 64, 96, 100, 128, 192, 256, 316, 384, 512, 768, 1024)
+
+
+def matmul_sweep(all_threads, wall):
+    """C8: square float32 a @ b (fresh output) per n on all threads, every size interleaved in each
+    round; products per repetition about 2^28 multiply-adds, as bench_cpu."""
+    mats = [(torch.rand(n, n), torch.rand(n, n)) for n in SWEEP_SIZES]
+    calls = [max(1, min(4000, (1 << 28) // n ** 3)) for n in SWEEP_SIZES]
+    t = medians([wall(lambda a=a, b=b: torch.matmul(a, b), c) for (a, b), c in zip(mats, calls)])
+    for n, s, c in zip(SWEEP_SIZES, t, calls):
+        us = s / c * 1e6
+        row("C8", f"float32 matmul n={n}, {all_threads} thr", us, "us",
+            f"({2.0 * n ** 3 / us / 1e3:.1f} GFLOP/s)")
 
 
 def scatter():
@@ -435,8 +453,8 @@ def ours_of(path, ours, seen):
 
 # Rows whose target is a speed ratio against PyTorch (> 1: tensorlet faster); the others are
 # judged against their floors in bench_cuda / bench_cpu.
-TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "O6": 0.8, "G7": 1.0, "G9": 1.0,
-           "O2": 1.0, "O5": 1.0}
+TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "C8": 1.0, "O6": 0.8, "G7": 1.0,
+           "G9": 1.0, "O2": 1.0, "O5": 1.0}
 
 
 def compare(paths):
@@ -468,7 +486,7 @@ def main():
                         help="only these sections, by row id, space-separated (e.g. 'G4 G9 O5'); "
                         "default: all")
     parser.add_argument("--cpu-only", action="store_true",
-                        help="only the CPU rows (C3-C6), also what runs without a CUDA device")
+                        help="only the CPU rows (C3-C6, C8), also what runs without a CUDA device")
     args = parser.parse_args()
     if args.cpu_only or not torch.cuda.is_available():
         print(f"PyTorch {torch.__version__} CPU; medians of {REPS} after {WARMUP} warm-up rounds "
@@ -485,7 +503,7 @@ def main():
                 ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
                 ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
                 ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
-                ("C3 C4 C5 C6", cpu_rows)]
+                ("C3 C4 C5 C6 C8", cpu_rows)]
     wanted = set(args.rows.upper().split())
     for ids, section in sections:
         if not wanted or wanted & set(ids.split()):

@@ -11,6 +11,9 @@
 #if TL_WITH_BLAS
 #include <cblas.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace tensorlet::cpu {
 
@@ -53,6 +56,24 @@ inline bool blas_single_in_parallel() {
 #endif
 }
 
+// While alive, the BLAS called from this thread runs on it alone (where blas_single_in_parallel):
+// OpenBLAS's OpenMP build takes its thread count from the calling thread's OpenMP setting, which
+// belongs to this thread only, and with 1 it returns before touching its own global count. (Its
+// openblas_set_num_threads would change that global count for every thread and free or allocate
+// per-thread buffers on each change.)
+class BlasOnCallingThread {
+ public:
+#ifdef _OPENMP
+  BlasOnCallingThread() : before_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~BlasOnCallingThread() { omp_set_num_threads(before_); }
+
+ private:
+  int before_;
+#else
+  BlasOnCallingThread() {}  // user-provided: a guard is never an unused variable
+#endif
+};
+
 // CBLAS takes int sizes (LP64 builds): larger ones stay on Eigen.
 inline bool fits_blas_int(int64_t v) { return v <= INT_MAX; }
 
@@ -64,24 +85,25 @@ struct BlasOperand {
   int64_t ld;
 };
 
-// c (row-major m x n, leading dimension n) = alpha * op(a) @ op(b) + beta * c; c is not read
+// c (row-major m x n, leading dimension ldc) = alpha * op(a) @ op(b) + beta * c; c is not read
 // when beta is 0 (CBLAS's rule). The caller has checked every size with fits_blas_int.
 template <typename T>
 void blas_gemm([[maybe_unused]] int64_t m, [[maybe_unused]] int64_t n, [[maybe_unused]] int64_t k,
                [[maybe_unused]] T alpha, [[maybe_unused]] const BlasOperand<T>& a,
                [[maybe_unused]] const BlasOperand<T>& b, [[maybe_unused]] T beta,
-               [[maybe_unused]] T* c) {
+               [[maybe_unused]] T* c, [[maybe_unused]] int64_t ldc) {
 #if TL_WITH_BLAS
   static_assert(kBlasType<T>);
   const auto op = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
-  const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld);
+  const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld),
+            ldci = static_cast<int>(ldc);
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
-                beta, c, in);
+                beta, c, ldci);
   else
     cblas_dgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
-                beta, c, in);
+                beta, c, ldci);
 #endif
 }
 

@@ -1,8 +1,9 @@
 // CPU matmul and gemm (alpha * a @ b + beta * out, for addmm/baddbmm): float32/float64 products
-// on the optimized BLAS when the build has one (cpu_blas.h), the rest on Eigen's GEMM, both
-// reading strided operands in place (a transposed view is a transposed or column-major operand,
-// never copied); a direct loop for tiny matrices, and batches of small matrices split across
-// threads. A right operand shared by the whole batch folds the batch into the rows of one product.
+// on the optimized BLAS when the build has one (cpu_blas.h), on as many threads as their size
+// calls for (gemm_threads.h), the rest on Eigen's GEMM, both reading strided operands in place (a
+// transposed view is a transposed or column-major operand, never copied); a direct loop for tiny
+// matrices, and batches of small matrices split across threads. A right operand shared by the
+// whole batch folds the batch into the rows of one product.
 // float16/bfloat16 and 8/16-bit integers are widened first (float, resp. 32-bit wrapping
 // integers), multiplied there and narrowed once, as PyTorch's CPU GEMM accumulates.
 #include <Eigen/Core>
@@ -11,6 +12,7 @@
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
 #include "tensorlet/backends/cpu/cpu_blas.h"
+#include "tensorlet/backends/cpu/gemm_threads.h"
 #include "tensorlet/backends/cpu/parallel.h"
 #include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/backends/math/wrapping_int.h"
@@ -24,7 +26,8 @@ namespace {
 constexpr int64_t kTinyFlops = 64;
 // Batches of matrices smaller than this (in multiply-adds) run one matrix per task, in parallel
 // over the batch, each product on one thread; larger ones run one after another with Eigen or
-// the BLAS threading each product.
+// the BLAS threading each product (on the BLAS, products that get fewer threads than there are
+// spread over the threads when the batch has enough of them).
 constexpr int64_t kEigenThreadedFlops = 64 * 64 * 64;
 // Every float32/float64 product the direct loop does not take runs on the BLAS, when the build
 // has one: on the dev box (AMD EPYC, OpenBLAS 0.3.21's AVX-512 kernels) it beats Eigen's
@@ -124,10 +127,57 @@ BlasOperand<T> blas_operand(const MatRef<T>& x) {
   return {x.ptr, l.order == Order::Col, l.outer};
 }
 
+// c has leading dimension ldc: a block of a larger output when our split runs it.
 template <typename T>
-void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s) {
+void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, const Scale<T>& s) {
   blas_gemm<T>(a.rows, b.cols, a.cols, s.scaled ? s.alpha : T(1), blas_operand(a), blas_operand(b),
-               s.scaled ? s.beta : T(0), c);
+               s.scaled ? s.beta : T(0), c, ldc);
+}
+
+// The blocks [begin, end) of `grid` over c = a @ b (contiguous, m x n), one BLAS call each.
+template <typename T>
+void blas_blocks(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s,
+                 const GemmGrid& grid, int64_t begin, int64_t end) {
+  const int64_t m = a.rows, n = b.cols, k = a.cols;
+  for (int64_t i = begin; i < end; ++i) {
+    const Range r = block_range(m, grid.rows, static_cast<int>(i / grid.cols), kGemmRowAlign);
+    const Range j = block_range(n, grid.cols, static_cast<int>(i % grid.cols), kGemmColAlign);
+    if (r.begin == r.end || j.begin == j.end) continue;
+    blas_matmul<T>({a.ptr + r.begin * a.rs, r.end - r.begin, k, a.rs, a.cs},
+                   {b.ptr + j.begin * b.cs, k, j.end - j.begin, b.rs, b.cs},
+                   c + r.begin * n + j.begin, n, s);
+  }
+}
+
+// One product on the BLAS, on the threads its size calls for (gemm_threads.h): the calling thread
+// alone, our split of its output into blocks (one single-threaded BLAS call per thread: OpenBLAS's
+// OpenMP build runs on the calling thread inside a region), or, for products large enough to
+// use every thread past gemm_split_max, the BLAS's own threads. A BLAS with a pool of its own
+// (pthread OpenBLAS, BLIS) keeps its own count: it is global, not ours to change per call.
+template <typename T>
+void blas_product(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s) {
+  const int64_t m = a.rows, n = b.cols, k = a.cols;
+  const int max = max_threads();
+  if (!blas_single_in_parallel() || in_parallel_region() || max <= 1)
+    return blas_matmul(a, b, c, n, s);
+  const int64_t macs = m * n * k;
+  const int threads = gemm_threads(macs, gemm_grain(), max);
+  if (threads == max && macs > gemm_split_max()) return blas_matmul(a, b, c, n, s);
+  if (threads == 1) {
+    BlasOnCallingThread one;
+    return blas_matmul(a, b, c, n, s);
+  }
+  const GemmGrid grid = gemm_grid(m, n, threads);
+  const int64_t blocks = grid.blocks();
+  // One block a thread. parallel_for keeps a split that is small (under 16 blocks) on the caller
+  // while the machine is busy (small_loops.h), and runs one block alone: then the whole product
+  // goes to the BLAS in one call, on the caller alone.
+  parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+    if (in_parallel_region()) return blas_blocks(a, b, c, s, grid, begin, end);
+    BlasOnCallingThread one;
+    if (begin == 0 && end == blocks) return blas_matmul(a, b, c, n, s);
+    blas_blocks(a, b, c, s, grid, begin, end);
+  });
 }
 
 // Four layout combinations per dtype; operands reach here mappable (see mappable_operand), and
@@ -135,7 +185,7 @@ void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s
 template <typename T>
 void one_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s, Path path) {
   if constexpr (kBlasType<T>)
-    if (path == Path::Blas) return blas_matmul(a, b, c, s);
+    if (path == Path::Blas) return blas_product(a, b, c, s);
   if (path == Path::Tiny) return s.scaled ? tiny_gemm(a, b, c, s) : tiny_matmul(a, b, c);
   const MapLayout la = layout_of(a.rows, a.cols, a.rs, a.cs);
   const MapLayout lb = layout_of(b.rows, b.cols, b.rs, b.cs);
@@ -212,13 +262,19 @@ void batched_matmul(const Tensor& a, const Tensor& b, const Tensor& out, const S
     }
   };
   const int64_t flops = m * n * k;
-  if (flops >= kEigenThreadedFlops || (path == Path::Blas && !blas_single_in_parallel())) {
-    // One product after another, each threaded by Eigen or the BLAS: a BLAS that would thread
-    // is never called from inside an OpenMP region.
-    run(0, batch);
-  } else {
+  const bool blas_splits = path == Path::Blas && blas_single_in_parallel();
+  const int per_product = gemm_threads(flops, gemm_grain(), max_threads());
+  if (flops < kEigenThreadedFlops && (path != Path::Blas || blas_splits)) {
     // Aim for roughly kGrainSize multiply-adds per task before waking the pool.
     parallel_for(batch, std::max<int64_t>(1, kGrainSize / flops), run);
+  } else if (blas_splits && per_product < max_threads() && batch >= per_product) {
+    // Products too small for every thread, at least as many as one of them would get threads:
+    // whole products spread over the threads, each on one (no copies of a and b per block).
+    parallel_for(batch, 1, run);
+  } else {
+    // One product after another, each threaded by Eigen or the BLAS as its size calls for: a BLAS
+    // that would thread is never called from inside an OpenMP region.
+    run(0, batch);
   }
 }
 
