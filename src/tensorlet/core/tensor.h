@@ -17,6 +17,7 @@
 #include "tensorlet/core/dtype.h"
 #include "tensorlet/core/error.h"
 #include "tensorlet/core/generator.h"
+#include "tensorlet/core/int_array_ref.h"
 #include "tensorlet/core/scalar.h"
 #include "tensorlet/core/shape.h"
 #include "tensorlet/core/storage.h"
@@ -107,12 +108,14 @@ class Tensor {
   PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
 
   // ---- views (share storage) ----
-  Tensor view(const Shape& shape) const;     // one dim may be -1
-  Tensor reshape(const Shape& shape) const;  // view when strides allow, else a copy
+  // A list of integers is an IntArrayRef (core/int_array_ref.h), as in LibTorch: one integer
+  // (`x.view(-1)`, `x.roll(1, 0)`) or a braced list (`x.permute({1, 0})`), a vector or a Shape.
+  Tensor view(IntArrayRef size) const;     // one dim may be -1
+  Tensor reshape(IntArrayRef size) const;  // view when strides allow, else a copy
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor t() const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor permute(const Shape& dims) const;
+  Tensor permute(IntArrayRef dims) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
@@ -121,9 +124,10 @@ class Tensor {
   Tensor unsqueeze(int64_t dim) const;
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
-  Tensor expand(const Shape& shape) const;  // -1 keeps a dim
+  Tensor squeeze(IntArrayRef dims) const;  // each listed dim of size 1
+  Tensor expand(IntArrayRef size) const;   // -1 keeps a dim
   Tensor expand_as(const Tensor& other) const { return expand(other.shape()); }
-  Tensor as_strided(const Shape& shape, const Shape& strides, int64_t offset) const;
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride, int64_t offset) const;
 
   // ---- copies and conversion ----
   Tensor contiguous() const;  // this when already contiguous
@@ -288,15 +292,18 @@ class Tensor {
                     std::optional<double> neginf = std::nullopt) const;
   // Shape ops (ops/shape_ops.h).
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor movedim(int64_t source, int64_t destination) const;
-  Tensor broadcast_to(const Shape& shape) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor broadcast_to(IntArrayRef size) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
-  Tensor repeat(const Shape& repeats) const;
-  Tensor tile(const Shape& reps) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tile(IntArrayRef reps) const;
   Tensor flip(const DimList& dims) const;
-  Tensor roll(const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims = {}) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;

@@ -7,8 +7,9 @@
 
 namespace tensorlet {
 
-Tensor Tensor::as_strided(const Shape& shape, const Shape& strides, int64_t offset) const {
+Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, int64_t offset) const {
   constexpr const char* op = "tl::as_strided";
+  const Shape shape(size), strides(stride);
   if (shape.size() != strides.size())
     fail<ShapeError>(op, "shape ", shape, " and strides ", strides, " differ in length");
   for (int64_t i = 0; i < shape.size(); ++i) {
@@ -125,9 +126,9 @@ static std::optional<Shape> view_strides(const Shape& shape, const Shape& stride
   return new_strides;
 }
 
-Tensor Tensor::view(const Shape& shape) const {
+Tensor Tensor::view(IntArrayRef size) const {
   check_defined(*this, "tl::view");
-  Shape target = infer_shape(shape, numel(), "tl::view");
+  Shape target = infer_shape(Shape(size), numel(), "tl::view");
   auto strides = view_strides(this->shape(), this->strides(), target);
   if (!strides)
     fail<ShapeError>("tl::view", "view size ", target,
@@ -136,9 +137,9 @@ Tensor Tensor::view(const Shape& shape) const {
   return make_view(*this, target, *strides, offset());
 }
 
-Tensor Tensor::reshape(const Shape& shape) const {
+Tensor Tensor::reshape(IntArrayRef size) const {
   check_defined(*this, "tl::reshape");
-  Shape target = infer_shape(shape, numel(), "tl::reshape");
+  Shape target = infer_shape(Shape(size), numel(), "tl::reshape");
   if (auto strides = view_strides(this->shape(), this->strides(), target))
     return make_view(*this, target, *strides, offset());
   // Only the copying path is an op of its own (as aten::reshape over aten::clone), so that
@@ -181,9 +182,9 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   return make_view(*this, s, st, offset());
 }
 
-Tensor Tensor::permute(const Shape& dims) const {
+Tensor Tensor::permute(IntArrayRef dims) const {
   int64_t nd = dim();
-  if (dims.size() != nd)
+  if (static_cast<int64_t>(dims.size()) != nd)
     fail<ShapeError>("tl::permute", "number of dims don't match: tensor has ", nd, " dims, got ",
                      dims);
   Shape s = Shape::filled(nd, 0), st = Shape::filled(nd, 0);
@@ -287,8 +288,29 @@ Tensor Tensor::squeeze(int64_t dim) const {
   return make_view(*this, s, st, offset());
 }
 
-Tensor Tensor::expand(const Shape& target) const {
-  int64_t nd = dim(), nt = target.size();
+// Each listed dim (wrapped, once at most, as torch) goes when its size is 1; a 0-dim tensor
+// takes dim 0 / -1 and stays as it is.
+Tensor Tensor::squeeze(IntArrayRef dims) const {
+  const int64_t nd = dim();
+  std::vector<bool> listed(std::max<int64_t>(nd, 1), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, nd, "tl::squeeze");
+    if (listed[w])
+      fail<IndexError>("tl::squeeze", "dim ", w, " appears multiple times in the list of dims");
+    listed[w] = true;
+  }
+  if (nd == 0) return *this;
+  Shape s, st;
+  for (int64_t i = 0; i < nd; ++i)
+    if (!listed[i] || shape()[i] != 1) {
+      s.push_back(shape()[i]);
+      st.push_back(strides()[i]);
+    }
+  return make_view(*this, s, st, offset());
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  int64_t nd = dim(), nt = static_cast<int64_t>(target.size());
   if (nt < nd)
     fail<ShapeError>("tl::expand", "the number of sizes provided (", nt,
                      ") must be greater or equal to the number of dimensions in the tensor (", nd,

@@ -103,8 +103,8 @@ bool has(const std::vector<int>& labels, int label) {
 }
 
 // Sum of t over its dims `dims` in t's dtype (a pairwise step keeps the operands' dtype).
-Tensor sum_keeping_dtype(const Tensor& t, std::vector<int64_t> dims) {
-  Tensor s = sum(t, DimList(std::move(dims)));
+Tensor sum_keeping_dtype(const Tensor& t, const std::vector<int64_t>& dims) {
+  Tensor s = sum(t, dims);
   return s.dtype() == t.dtype() ? s : s.to(t.dtype());
 }
 
@@ -120,7 +120,7 @@ void sum_out(Term& term, const Drop& drop) {
       kept.push_back(term.labels[d]);
   }
   if (dims.empty()) return;
-  term.t = sum_keeping_dtype(term.t, std::move(dims));
+  term.t = sum_keeping_dtype(term.t, dims);
   term.labels = std::move(kept);
 }
 
@@ -309,7 +309,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
         dims.push_back(static_cast<int64_t>(d));
     }
     if (!dims.empty()) {
-      result.t = sum(result.t, DimList(std::move(dims)));
+      result.t = sum(result.t, dims);
       result.labels = std::move(kept);
     }
   } else {

@@ -10,31 +10,31 @@
 
 namespace tensorlet {
 
-Tensor empty(const Shape& shape, TensorOptions options) {
+Tensor empty(IntArrayRef size, TensorOptions options) {
   profiler::OpScope scope("tl::empty");
   if (options.pinned_memory() && !options.device().is_cpu())
     fail<DeviceError>("tl::empty", "only CPU tensors can be pinned, not ", options.device());
-  return make_tensor(shape, options.dtype(), options.device(), options.pinned_memory());
+  return make_tensor(Shape(size), options.dtype(), options.device(), options.pinned_memory());
 }
 
-Tensor zeros(const Shape& shape, TensorOptions options) {
+Tensor zeros(IntArrayRef size, TensorOptions options) {
   profiler::OpScope scope("tl::zeros");
-  Tensor t = empty(shape, options);
+  Tensor t = empty(size, options);
   t.fill_(0);
   return t;
 }
 
-Tensor ones(const Shape& shape, TensorOptions options) {
+Tensor ones(IntArrayRef size, TensorOptions options) {
   profiler::OpScope scope("tl::ones");
-  Tensor t = empty(shape, options);
+  Tensor t = empty(size, options);
   t.fill_(1);
   return t;
 }
 
-Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+Tensor full(IntArrayRef size, Scalar value, TensorOptions options) {
   profiler::OpScope scope("tl::full");
   if (!options.has_dtype()) options = options.dtype(default_dtype_for(value.kind()));
-  Tensor t = empty(shape, options);
+  Tensor t = empty(size, options);
   t.fill_(value);
   return t;
 }
@@ -182,9 +182,9 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options) {
 }
 
 template <ElementType T>
-Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
+Tensor from_vector(const std::vector<T>& values, IntArrayRef shape, Device device) {
   profiler::OpScope scope("tl::from_vector");  // errors of the copy to `device` name this op
-  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : Shape(shape);
   for (int64_t d : s)
     if (d < 0) fail<ShapeError>("tl::from_vector", "negative dimension ", d, " in shape ", s);
   if (s.numel() != static_cast<int64_t>(values.size()))
@@ -198,7 +198,7 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, Device devi
 
 // Every element type of the dtype list.
 #define TL_INSTANTIATE(e, T, name, kind) \
-  template Tensor from_vector(const std::vector<T>&, const Shape&, Device);
+  template Tensor from_vector(const std::vector<T>&, IntArrayRef, Device);
 TL_DTYPES(TL_INSTANTIATE)
 #undef TL_INSTANTIATE
 

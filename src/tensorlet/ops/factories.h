@@ -8,11 +8,14 @@
 
 namespace tensorlet {
 
-Tensor empty(const Shape& shape, TensorOptions options = {});
-Tensor zeros(const Shape& shape, TensorOptions options = {});
-Tensor ones(const Shape& shape, TensorOptions options = {});
+// Sizes are an IntArrayRef (core/int_array_ref.h), as in LibTorch: `tl::zeros({2, 3})`,
+// `tl::zeros(5)` (one dim), `tl::zeros(x.shape())`.
+
+Tensor empty(IntArrayRef size, TensorOptions options = {});
+Tensor zeros(IntArrayRef size, TensorOptions options = {});
+Tensor ones(IntArrayRef size, TensorOptions options = {});
 // dtype defaults to the fill value's kind (bool, int64 or float32), as torch.full.
-Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
+Tensor full(IntArrayRef size, Scalar value, TensorOptions options = {});
 // 0-dim tensor holding value.
 Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 // [start, end) by step; int64 when all bounds are integers, else float32, unless told.
@@ -26,7 +29,7 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 // the element type of a dtype (bool, uint8_t, ..., tl::Half, tl::BFloat16, float, double);
 // another type does not compile (ElementType, core/tensor.h).
 template <ElementType T>
-Tensor from_vector(const std::vector<T>& values, const Shape& shape = {},
+Tensor from_vector(const std::vector<T>& values, IntArrayRef shape = {},
                    Device device = Device::cpu());
 
 Tensor empty_like(const Tensor& t, std::optional<TensorOptions> options = std::nullopt);

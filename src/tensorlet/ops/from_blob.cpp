@@ -94,30 +94,31 @@ Tensor wrap_external(const char* op, void* data, const Shape& sizes, const Shape
 
 // Each overload is the op the profiler shows and errors name (a shape whose contiguous strides
 // overflow, a device not built in).
-Tensor from_blob(void* data, const Shape& sizes, const TensorOptions& options) {
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
   profiler::OpScope scope("tl::from_blob");
-  return detail::wrap_external("tl::from_blob", data, sizes, contiguous_strides(sizes),
+  const Shape shape(sizes);
+  return detail::wrap_external("tl::from_blob", data, shape, contiguous_strides(shape),
                                options.dtype(), options.device(), nullptr);
 }
 
-Tensor from_blob(void* data, const Shape& sizes, const Shape& strides,
-                 const TensorOptions& options) {
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
   profiler::OpScope scope("tl::from_blob");
-  return detail::wrap_external("tl::from_blob", data, sizes, strides, options.dtype(),
+  return detail::wrap_external("tl::from_blob", data, Shape(sizes), Shape(strides), options.dtype(),
                                options.device(), nullptr);
 }
 
-Tensor from_blob(void* data, const Shape& sizes, const std::function<void(void*)>& deleter,
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
                  const TensorOptions& options) {
   profiler::OpScope scope("tl::from_blob");
-  return detail::wrap_external("tl::from_blob", data, sizes, contiguous_strides(sizes),
+  const Shape shape(sizes);
+  return detail::wrap_external("tl::from_blob", data, shape, contiguous_strides(shape),
                                options.dtype(), options.device(), deleter);
 }
 
-Tensor from_blob(void* data, const Shape& sizes, const Shape& strides,
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                  const std::function<void(void*)>& deleter, const TensorOptions& options) {
   profiler::OpScope scope("tl::from_blob");
-  return detail::wrap_external("tl::from_blob", data, sizes, strides, options.dtype(),
+  return detail::wrap_external("tl::from_blob", data, Shape(sizes), Shape(strides), options.dtype(),
                                options.device(), deleter);
 }
 

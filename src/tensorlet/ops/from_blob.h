@@ -15,12 +15,12 @@ namespace tensorlet {
 // said to be on its own device, and host memory on the CPU (DeviceError otherwise; managed memory
 // goes either way). The elements must fit the address space: ShapeError when the strided extent
 // overflows, tl::Error for a null `data` under a non-empty shape.
-Tensor from_blob(void* data, const Shape& sizes, const TensorOptions& options = {});
-Tensor from_blob(void* data, const Shape& sizes, const Shape& strides,
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                  const TensorOptions& options = {});
-Tensor from_blob(void* data, const Shape& sizes, const std::function<void(void*)>& deleter,
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
                  const TensorOptions& options = {});
-Tensor from_blob(void* data, const Shape& sizes, const Shape& strides,
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                  const std::function<void(void*)>& deleter, const TensorOptions& options = {});
 
 }  // namespace tensorlet

@@ -15,7 +15,7 @@ Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
   scope.inputs({&x});
   check_defined(x, name);
   // Checked here so a bad dim names tl::logsumexp, not the amax inside.
-  const std::vector<bool> mask = reduce_mask(x, dims.dims, name);
+  const std::vector<bool> mask = reduce_mask(x, dims, name);
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kFloat32;
   // float16/bfloat16: the shifted exps and their sum in float32, one rounding at the end.
   const Tensor in = x.to(is_reduced_float(out_dtype) ? kFloat32 : out_dtype);

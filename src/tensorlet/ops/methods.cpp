@@ -112,6 +112,12 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   return tensorlet::split(*this, split_size, dim);
 }
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
+  return tensorlet::split(*this, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  return tensorlet::split_with_sizes(*this, split_sizes, dim);
+}
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   return tensorlet::chunk(*this, chunks, dim);
 }
@@ -119,16 +125,17 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const { return tensorlet::unbind
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
   return tensorlet::movedim(*this, source, destination);
 }
-Tensor Tensor::broadcast_to(const Shape& shape) const {
-  return tensorlet::broadcast_to(*this, shape);
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  return tensorlet::movedim(*this, source, destination);
 }
+Tensor Tensor::broadcast_to(IntArrayRef size) const { return tensorlet::broadcast_to(*this, size); }
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   return tensorlet::diagonal(*this, offset, dim1, dim2);
 }
-Tensor Tensor::repeat(const Shape& repeats) const { return tensorlet::repeat(*this, repeats); }
-Tensor Tensor::tile(const Shape& reps) const { return tensorlet::tile(*this, reps); }
+Tensor Tensor::repeat(IntArrayRef repeats) const { return tensorlet::repeat(*this, repeats); }
+Tensor Tensor::tile(IntArrayRef reps) const { return tensorlet::tile(*this, reps); }
 Tensor Tensor::flip(const DimList& dims) const { return tensorlet::flip(*this, dims); }
-Tensor Tensor::roll(const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) const {
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
   return tensorlet::roll(*this, shifts, dims);
 }
 Tensor Tensor::tril(int64_t diagonal) const { return tensorlet::tril(*this, diagonal); }

@@ -23,7 +23,7 @@ Tensor nansum(const Tensor& x, const DimList& dims, bool keepdim) {
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
-  reduce_mask(x, dims.dims, name);  // checked here so a bad dim names tl::nansum
+  reduce_mask(x, dims, name);  // checked here so a bad dim names tl::nansum
   return nan_as_zero_sum(x, dims, keepdim);
 }
 
@@ -35,7 +35,7 @@ Tensor nanmean(const Tensor& x, const DimList& dims, bool keepdim) {
   if (!is_floating_point(x.dtype()))
     fail<DTypeError>(name, "expected a floating point input, got ", x.dtype(),
                      "; convert it first, e.g. .to(tl::kFloat32)");
-  reduce_mask(x, dims.dims, name);
+  reduce_mask(x, dims, name);
   // As torch: nansum in x's dtype divided by the count of non-NaN elements (none: 0 / 0, NaN).
   const Tensor count = sum(logical_not(isnan(x)), dims, keepdim);
   return nan_as_zero_sum(x, dims, keepdim) / count;
@@ -46,7 +46,7 @@ Tensor count_nonzero(const Tensor& x, const DimList& dims) {
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
-  reduce_mask(x, dims.dims, name);
+  reduce_mask(x, dims, name);
   return sum(x != 0, dims, false);  // a NaN is not zero and counts, as torch
 }
 

@@ -21,7 +21,7 @@ Tensor vector_norm(const char* name, const Tensor& x, double p, const DimList& d
   if (!is_floating_point(x.dtype()))
     fail<DTypeError>(name, "expected a floating point input, got ", x.dtype(),
                      "; convert it first, e.g. .to(tl::kFloat32)");
-  const std::vector<bool> mask = reduce_mask(x, dims.dims, name);
+  const std::vector<bool> mask = reduce_mask(x, dims, name);
   const double inf = std::numeric_limits<double>::infinity();
   // max/min of |x| and |x|^p for p < 0 have no value for an empty slice: torch refuses them.
   if (p < 0 || p == inf) {

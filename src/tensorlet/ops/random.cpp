@@ -93,19 +93,19 @@ uint64_t seed() {
 
 uint64_t initial_seed() { return default_generator(Device::cpu()).initial_seed(); }
 
-Tensor rand(const Shape& shape, TensorOptions options, const std::optional<Generator>& gen) {
+Tensor rand(IntArrayRef size, TensorOptions options, const std::optional<Generator>& gen) {
   profiler::OpScope scope("tl::rand");
   check_floating(options, "tl::rand");
-  return draw({.kind = RandomKind::Uniform}, shape, options, gen, "tl::rand");
+  return draw({.kind = RandomKind::Uniform}, Shape(size), options, gen, "tl::rand");
 }
 
-Tensor randn(const Shape& shape, TensorOptions options, const std::optional<Generator>& gen) {
+Tensor randn(IntArrayRef size, TensorOptions options, const std::optional<Generator>& gen) {
   profiler::OpScope scope("tl::randn");
   check_floating(options, "tl::randn");
-  return draw({.kind = RandomKind::Normal}, shape, options, gen, "tl::randn");
+  return draw({.kind = RandomKind::Normal}, Shape(size), options, gen, "tl::randn");
 }
 
-Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options,
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options,
                const std::optional<Generator>& gen) {
   profiler::OpScope scope("tl::randint");
   if (!options.has_dtype()) options = options.dtype(kInt64);
@@ -114,13 +114,13 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
                      "expects low < high (the range [low, high) must not be empty), got low=", low,
                      " high=", high);
   detail::check_int_range_fits(low, high, options.dtype(), "tl::randint");
-  return draw({.kind = RandomKind::Integer, .low = low, .high = high}, shape, options, gen,
+  return draw({.kind = RandomKind::Integer, .low = low, .high = high}, Shape(size), options, gen,
               "tl::randint");
 }
 
-Tensor randint(int64_t high, const Shape& shape, TensorOptions options,
+Tensor randint(int64_t high, IntArrayRef size, TensorOptions options,
                const std::optional<Generator>& gen) {
-  return randint(0, high, shape, options, gen);
+  return randint(0, high, size, options, gen);
 }
 
 Tensor randperm(int64_t n, TensorOptions options, const std::optional<Generator>& gen) {

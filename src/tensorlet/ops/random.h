@@ -21,15 +21,15 @@ uint64_t seed();
 uint64_t initial_seed();
 
 // Uniform in [0, 1).
-Tensor rand(const Shape& shape, TensorOptions options = {},
+Tensor rand(IntArrayRef size, TensorOptions options = {},
             const std::optional<Generator>& gen = std::nullopt);
 // Standard normal.
-Tensor randn(const Shape& shape, TensorOptions options = {},
+Tensor randn(IntArrayRef size, TensorOptions options = {},
              const std::optional<Generator>& gen = std::nullopt);
 // Integers in [low, high); int64 unless told.
-Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = {},
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options = {},
                const std::optional<Generator>& gen = std::nullopt);
-Tensor randint(int64_t high, const Shape& shape, TensorOptions options = {},
+Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = {},
                const std::optional<Generator>& gen = std::nullopt);
 
 // torch.randperm: a random permutation of 0..n-1, int64 unless told. The order of one random
@@ -41,12 +41,12 @@ Tensor randint(int64_t high, const Shape& shape, TensorOptions options = {},
 Tensor randperm(int64_t n, TensorOptions options = {},
                 const std::optional<Generator>& gen = std::nullopt);
 
-// torch.normal. With numbers: a tensor of `shape` (a floating dtype) drawn from N(mean, std^2).
+// torch.normal. With numbers: a tensor of `size` (a floating dtype) drawn from N(mean, std^2).
 // With tensors: mean and/or std broadcast to the result's shape; the result takes mean's dtype
 // and device (std's when mean is a number) and must be floating (DTypeError), as torch draws
 // standard normals into it and then multiplies by std and adds mean. std < 0 (any element, NaN
 // included) is a ShapeError.
-Tensor normal(double mean, double std, const Shape& shape, TensorOptions options = {},
+Tensor normal(double mean, double std, IntArrayRef size, TensorOptions options = {},
               const std::optional<Generator>& gen = std::nullopt);
 Tensor normal(const Tensor& mean, double std = 1,
               const std::optional<Generator>& gen = std::nullopt);

@@ -45,7 +45,7 @@ Tensor normals(const Shape& shape, const Tensor& like, double std,
 
 }  // namespace
 
-Tensor normal(double mean, double std, const Shape& shape, TensorOptions options,
+Tensor normal(double mean, double std, IntArrayRef size, TensorOptions options,
               const std::optional<Generator>& gen) {
   constexpr const char* op = "tl::normal";
   profiler::OpScope scope(op);
@@ -53,7 +53,7 @@ Tensor normal(double mean, double std, const Shape& shape, TensorOptions options
     fail<DTypeError>(op, "expected a floating point dtype, got ", options.dtype());
   check_std(std, op);
   const Generator g = detail::generator_for(gen, options.device(), op);
-  Tensor out = make_tensor(shape, options.dtype(), options.device());
+  Tensor out = make_tensor(Shape(size), options.dtype(), options.device());
   detail::fill_random({.kind = RandomKind::Normal, .a = mean, .b = std}, out, g);
   return out;
 }

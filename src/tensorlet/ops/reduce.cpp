@@ -8,7 +8,7 @@
 
 namespace tensorlet {
 
-std::vector<bool> reduce_mask(const Tensor& a, const std::vector<int64_t>& dims, const char* op) {
+std::vector<bool> reduce_mask(const Tensor& a, IntArrayRef dims, const char* op) {
   const int64_t nd = a.dim();
   std::vector<bool> mask(nd, dims.empty());
   // A 0-dim tensor accepts dim 0 / -1; track it in a one-slot mask so repeats are still caught.
@@ -54,8 +54,8 @@ DType reduce_out_dtype(ReduceOp op, DType in, const char* name) {
 
 // The reduction into a new tensor, or with `into` (the out= forms) into that tensor: the kernel
 // writes a contiguous destination directly, through a view with the reduced dims kept.
-Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vector<int64_t>& dims,
-                 bool keepdim, Tensor* into = nullptr) {
+Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, IntArrayRef dims, bool keepdim,
+                 Tensor* into = nullptr) {
   profiler::OpScope scope(name);
   scope.inputs({&a});
   check_defined(a, name);
@@ -73,7 +73,7 @@ Tensor reduce_op(ReduceOp op, const char* name, const Tensor& a, const std::vect
       fail<IndexError>(name, "expected a non-empty input when reducing over all dims, got shape ",
                        a.shape(), "; specify the reduction dims");
     fail<IndexError>(name, "expected every reduced dim to have non-zero size, got shape ",
-                     a.shape(), " reducing dims ", Shape(dims));
+                     a.shape(), " reducing dims ", dims);
   }
   Tensor target, out;
   if (into) {
@@ -148,13 +148,13 @@ ValuesIndices values_indices(ReduceOp op, ArgReduceOp arg, const char* name, con
 }  // namespace
 
 Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
 }
 Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
 }
 Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
 }
 Tensor max(const Tensor& a) { return reduce_op(ReduceOp::Max, "tl::max", a, {}, false); }
 Tensor min(const Tensor& a) { return reduce_op(ReduceOp::Min, "tl::min", a, {}, false); }
@@ -165,16 +165,16 @@ ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) {
   return values_indices(ReduceOp::Min, ArgReduceOp::ArgMin, "tl::min", a, dim, keepdim);
 }
 Tensor amax(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Max, "tl::amax", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Max, "tl::amax", a, dims, keepdim);
 }
 Tensor amin(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Min, "tl::amin", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Min, "tl::amin", a, dims, keepdim);
 }
 Tensor all(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::All, "tl::all", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::All, "tl::all", a, dims, keepdim);
 }
 Tensor any(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Any, "tl::any", a, dims.dims, keepdim);
+  return reduce_op(ReduceOp::Any, "tl::any", a, dims, keepdim);
 }
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce_op(ArgReduceOp::ArgMax, "tl::argmax", a, dim, keepdim);
@@ -185,23 +185,23 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 
 // The out= forms.
 Tensor& sum_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
-  reduce_op(ReduceOp::Sum, "tl::sum", a, dims.dims, keepdim, &out);
+  reduce_op(ReduceOp::Sum, "tl::sum", a, dims, keepdim, &out);
   return out;
 }
 Tensor& prod_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
-  reduce_op(ReduceOp::Prod, "tl::prod", a, dims.dims, keepdim, &out);
+  reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim, &out);
   return out;
 }
 Tensor& mean_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
-  reduce_op(ReduceOp::Mean, "tl::mean", a, dims.dims, keepdim, &out);
+  reduce_op(ReduceOp::Mean, "tl::mean", a, dims, keepdim, &out);
   return out;
 }
 Tensor& amax_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
-  reduce_op(ReduceOp::Max, "tl::amax", a, dims.dims, keepdim, &out);
+  reduce_op(ReduceOp::Max, "tl::amax", a, dims, keepdim, &out);
   return out;
 }
 Tensor& amin_out(Tensor& out, const Tensor& a, const DimList& dims, bool keepdim) {
-  reduce_op(ReduceOp::Min, "tl::amin", a, dims.dims, keepdim, &out);
+  reduce_op(ReduceOp::Min, "tl::amin", a, dims, keepdim, &out);
   return out;
 }
 

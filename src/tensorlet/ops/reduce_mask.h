@@ -11,7 +11,7 @@ namespace tensorlet {
 
 // mask[d] for each dim of a (every dim when `dims` is empty), with torch's checks on range and
 // repeats (IndexError naming `op`). A 0-dim tensor takes dim 0 / -1 and gives an empty mask.
-std::vector<bool> reduce_mask(const Tensor& a, const std::vector<int64_t>& dims, const char* op);
+std::vector<bool> reduce_mask(const Tensor& a, IntArrayRef dims, const char* op);
 
 // The shape of a keepdim result with its reduced dims dropped.
 Shape drop_reduced(const Shape& keepdim_shape, const std::vector<bool>& mask);

@@ -22,7 +22,7 @@ int64_t dim_of(const Tensor& a, int64_t dim, const char* op) {
   return wrap_dim(dim, a.dim(), op);
 }
 
-std::vector<Tensor> split_sizes(const Tensor& a, const std::vector<int64_t>& sizes, int64_t d) {
+std::vector<Tensor> split_sizes(const Tensor& a, IntArrayRef sizes, int64_t d) {
   std::vector<Tensor> pieces;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -40,12 +40,27 @@ int64_t side_with_offset(const char* op, int64_t n, int64_t offset) {
   return n + (offset < 0 ? -offset : offset);
 }
 
+// split / split_with_sizes by a list of sizes, errors naming `op`.
+std::vector<Tensor> split_by_sizes(const char* op, const Tensor& a, IntArrayRef sizes,
+                                   int64_t dim) {
+  const int64_t d = dim_of(a, dim, op);
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) fail<ShapeError>(op, "split sizes must be non-negative, got ", sizes);
+    if (__builtin_add_overflow(total, s, &total))
+      fail<ShapeError>(op, "split sizes ", sizes, " overflow int64");
+  }
+  if (total != a.shape()[d])
+    fail<ShapeError>(op, "split sizes ", sizes, " add up to ", total, ", not to the size ",
+                     a.shape()[d], " of dim ", d);
+  return split_sizes(a, sizes, d);
+}
+
 // Elements shifted along dims, each by its shift; the public roll's work without its op scope,
 // so that rolling the flattened tensor is one op.
-Tensor roll_dims(const char* op, const Tensor& a, const std::vector<int64_t>& shifts,
-                 const std::vector<int64_t>& dims) {
+Tensor roll_dims(const char* op, const Tensor& a, IntArrayRef shifts, IntArrayRef dims) {
   if (shifts.size() != dims.size())
-    fail<ShapeError>(op, "shifts and dims must align, got ", Shape(shifts), " and ", Shape(dims));
+    fail<ShapeError>(op, "shifts and dims must align, got ", shifts, " and ", dims);
   Tensor out = a;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = dim_of(a, dims[i], op), n = a.shape()[d];
@@ -73,18 +88,12 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   return split_sizes(a, sizes, d);
 }
 
-std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& sizes, int64_t dim) {
-  constexpr const char* op = "tl::split";
-  const int64_t d = dim_of(a, dim, op);
-  int64_t total = 0;
-  for (int64_t s : sizes) {
-    if (s < 0) fail<ShapeError>(op, "split sizes must be non-negative, got ", Shape(sizes));
-    total += s;
-  }
-  if (total != a.shape()[d])
-    fail<ShapeError>(op, "split sizes ", Shape(sizes), " add up to ", total, ", not to the size ",
-                     a.shape()[d], " of dim ", d);
-  return split_sizes(a, sizes, d);
+std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {
+  return split_by_sizes("tl::split", a, split_sizes, dim);
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {
+  return split_by_sizes("tl::split_with_sizes", a, split_sizes, dim);
 }
 
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
@@ -106,13 +115,12 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   return out;
 }
 
-Tensor movedim(const Tensor& a, const std::vector<int64_t>& source,
-               const std::vector<int64_t>& destination) {
+Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination) {
   constexpr const char* op = "tl::movedim";
   check_defined(a, op);
   if (source.size() != destination.size())
-    fail<ShapeError>(op, "source and destination must have the same number of dims, got ",
-                     Shape(source), " and ", Shape(destination));
+    fail<ShapeError>(op, "source and destination must have the same number of dims, got ", source,
+                     " and ", destination);
   const int64_t nd = a.dim();
   std::vector<int64_t> perm(std::max<int64_t>(nd, 0), -1);
   std::vector<bool> used_src(nd, false), used_dst(nd, false);
@@ -130,16 +138,16 @@ Tensor movedim(const Tensor& a, const std::vector<int64_t>& source,
     while (used_src[next]) ++next;
     perm[t] = next++;
   }
-  return nd == 0 ? a : a.permute(Shape(perm));
+  return nd == 0 ? a : a.permute(perm);
 }
 
 Tensor movedim(const Tensor& a, int64_t source, int64_t destination) {
-  return movedim(a, std::vector<int64_t>{source}, std::vector<int64_t>{destination});
+  return movedim(a, IntArrayRef(source), IntArrayRef(destination));
 }
 
-Tensor broadcast_to(const Tensor& a, const Shape& shape) {
+Tensor broadcast_to(const Tensor& a, IntArrayRef size) {
   check_defined(a, "tl::broadcast_to");
-  return a.expand(shape);
+  return a.expand(size);
 }
 
 Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -191,19 +199,20 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
   return out;
 }
 
-Tensor repeat(const Tensor& a, const Shape& repeats) {
+Tensor repeat(const Tensor& a, IntArrayRef repeats) {
   constexpr const char* op = "tl::repeat";
   profiler::OpScope scope(op);
   scope.inputs({&a});
   check_defined(a, op);
-  if (repeats.size() < a.dim())
-    fail<ShapeError>(op, "number of repeat dims (", repeats.size(),
+  const int64_t nr = static_cast<int64_t>(repeats.size());
+  if (nr < a.dim())
+    fail<ShapeError>(op, "number of repeat dims (", nr,
                      ") can not be smaller than the number of tensor dims (", a.dim(), ")");
   for (int64_t r : repeats)
     if (r < 0) fail<ShapeError>(op, "repeats must be non-negative, got ", repeats);
-  const int64_t pad = repeats.size() - a.dim();
+  const int64_t pad = nr - a.dim();
   Shape interleaved, expanded, result;
-  for (int64_t d = 0; d < repeats.size(); ++d) {
+  for (int64_t d = 0; d < nr; ++d) {
     const int64_t s = d < pad ? 1 : a.shape()[d - pad];
     interleaved.push_back(1);
     interleaved.push_back(s);
@@ -222,12 +231,12 @@ Tensor repeat(const Tensor& a, const Shape& repeats) {
 
 // A composite over repeat, as torch's tile: the profiler shows tl::tile holding tl::repeat, and
 // errors name tl::tile.
-Tensor tile(const Tensor& a, const Shape& reps) {
+Tensor tile(const Tensor& a, IntArrayRef reps) {
   constexpr const char* op = "tl::tile";
   profiler::OpScope scope(op);
   scope.inputs({&a});
   check_defined(a, op);
-  Shape full = reps;
+  Shape full(reps);
   while (full.size() < a.dim()) full.insert(0, 1);
   return repeat(a, full);
 }
@@ -239,7 +248,7 @@ Tensor flip(const Tensor& a, const DimList& dims) {
   check_defined(a, op);
   std::vector<bool> seen(std::max<int64_t>(a.dim(), 1), false);
   Tensor out = a;
-  for (int64_t dim : dims.dims) {
+  for (int64_t dim : dims) {
     const int64_t d = wrap_dim(dim, a.dim(), op);
     if (seen[d]) fail<IndexError>(op, "dim ", d, " appears multiple times in the list of dims");
     seen[d] = true;
@@ -250,15 +259,14 @@ Tensor flip(const Tensor& a, const DimList& dims) {
   return out.is_same(a) ? a.clone() : out;
 }
 
-Tensor roll(const Tensor& a, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) {
+Tensor roll(const Tensor& a, IntArrayRef shifts, IntArrayRef dims) {
   constexpr const char* op = "tl::roll";
   profiler::OpScope scope(op);
   scope.inputs({&a});
   check_defined(a, op);
   if (!dims.empty()) return roll_dims(op, a, shifts, dims);
-  if (shifts.size() != 1)
-    fail<ShapeError>(op, "without dims, expects one shift, got ", Shape(shifts));
-  return roll_dims(op, a.flatten(), shifts, {0}).view(a.shape());
+  if (shifts.size() != 1) fail<ShapeError>(op, "without dims, expects one shift, got ", shifts);
+  return roll_dims(op, a.flatten(), shifts, 0).view(a.shape());
 }
 
 namespace {

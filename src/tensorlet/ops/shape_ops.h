@@ -11,17 +11,18 @@
 namespace tensorlet {
 
 // Views along dim: pieces of split_size (the last may be smaller), or of the given sizes (which
-// must add up to the dim's size); chunk: `chunks` pieces of ceil(size / chunks).
+// must add up to the dim's size; split_with_sizes is that form's LibTorch name); chunk: `chunks`
+// pieces of ceil(size / chunks).
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& sizes, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
 // Every index of dim, as views without that dim.
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 // A view with dim `source` moved to `destination` (the others keep their order).
 Tensor movedim(const Tensor& a, int64_t source, int64_t destination);
-Tensor movedim(const Tensor& a, const std::vector<int64_t>& source,
-               const std::vector<int64_t>& destination);
-Tensor broadcast_to(const Tensor& a, const Shape& shape);
+Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination);
+Tensor broadcast_to(const Tensor& a, IntArrayRef size);
 // A view of the diagonal `offset` of the (dim1, dim2) planes, as the last dim.
 Tensor diagonal(const Tensor& a, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 // Views that broadcast 1-D tensors over a grid; indexing "ij" (matrix) or "xy" (Cartesian: the
@@ -30,12 +31,11 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
 
 // Copies. repeat: each dim times repeats[d] (at least a.dim() entries, leading ones add dims);
 // tile: the same with fewer entries padded by leading ones.
-Tensor repeat(const Tensor& a, const Shape& repeats);
-Tensor tile(const Tensor& a, const Shape& reps);
+Tensor repeat(const Tensor& a, IntArrayRef repeats);
+Tensor tile(const Tensor& a, IntArrayRef reps);
 Tensor flip(const Tensor& a, const DimList& dims);
 // Elements shifted along dims (wrapping around); without dims, over the flattened tensor.
-Tensor roll(const Tensor& a, const std::vector<int64_t>& shifts,
-            const std::vector<int64_t>& dims = {});
+Tensor roll(const Tensor& a, IntArrayRef shifts, IntArrayRef dims = {});
 // The lower / upper triangle of the last two dims (from diagonal k), zeros elsewhere.
 Tensor tril(const Tensor& a, int64_t diagonal = 0);
 Tensor triu(const Tensor& a, int64_t diagonal = 0);

@@ -21,7 +21,7 @@ std::pair<Tensor, Tensor> moments(const char* name, const Tensor& x, const DimLi
   if (!is_floating_point(x.dtype()))
     fail<DTypeError>(name, "std and var only support floating point dtypes, got ", x.dtype(),
                      "; convert it first, e.g. .to(tl::kFloat32)");
-  const std::vector<bool> mask = reduce_mask(x, dims.dims, name);
+  const std::vector<bool> mask = reduce_mask(x, dims, name);
   int64_t count = 1;  // N: elements per output
   for (int64_t d = 0; d < x.dim(); ++d)
     if (mask[d]) count *= x.shape()[d];
