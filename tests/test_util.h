@@ -1,14 +1,17 @@
 // Shared test helpers: the devices every op test runs on, random inputs in several memory
-// layouts, device mirrors of a layout, a host-side reference reader, and closeness checks.
+// layouts, device mirrors of a layout, a host-side reference reader, closeness checks, and the
+// TL_TEST_SEED seed of the random inputs.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,20 @@
 namespace tl_test {
 
 namespace tl = tensorlet;
+
+// The seed of the suite's random inputs from TL_TEST_SEED (a decimal number), or none when it is
+// unset or empty: tests/main.cpp reseeds each case from it, test_fuzz.cpp runs its cases from it.
+inline std::optional<uint64_t> test_seed() {
+  const char* env = std::getenv("TL_TEST_SEED");
+  if (env == nullptr || env[0] == '\0') return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (*end != '\0' || env[0] == '-') {
+    std::fprintf(stderr, "TL_TEST_SEED must be a decimal number, got '%s'\n", env);
+    std::exit(2);
+  }
+  return static_cast<uint64_t>(v);
+}
 
 // The dtypes of a set, in TL_DTYPES order, at run time (a dtype added to the list is covered).
 inline std::vector<tl::DType> dtypes_of(tl::DTypeSet set) {
