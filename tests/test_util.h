@@ -314,6 +314,16 @@ inline double rounded_sum_bound(tl::DType d, double exact, double magnitude, dou
          (1 + extra) * subnormal_rounding(d);
 }
 
+// The bound of one element of a float32 matmul of k terms on TF32 tensor cores (CUDA under
+// "high"/"medium" precision): each operand cut to 11 significant bits, off by less than 2^-10
+// of itself whether rounded or truncated, so a product errs by up to (1 + 2^-10)^2 - 1 of its
+// size; then the float sum and the float32 result's rounding, as rounded_sum_bound.
+inline double tf32_matmul_bound(double exact, double magnitude, double k) {
+  const double u = 0x1.0p-10, u32 = unit_roundoff(tl::kFloat32);
+  const double f = (1 + u) * (1 + u) * (1 + gamma_n(k, accumulator_roundoff(tl::kFloat32))) - 1;
+  return u32 * std::abs(exact) + (1 + u32) * f * magnitude + subnormal_rounding(tl::kFloat32);
+}
+
 // Checks that fn throws exception type E whose message contains `needle` (e.g. the op name).
 template <typename E>
 void check_throws(const std::function<void()>& fn, const std::string& needle) {
