@@ -41,21 +41,42 @@ Tol sum_tol(DType d, int64_t n) {
   return d == tl::kFloat32 ? Tol{1e-5, 1e-5 + 2e-7 * k} : Tol{1e-12, 1e-12 * (1 + k)};
 }
 
+Tol half_accumulation_tol(DType d, int64_t terms, int extra) {
+  const double u = unit_roundoff(d), n = static_cast<double>(terms);
+  const double g = gamma_n(n, accumulator_roundoff(d));
+  // |e - x| <= u |x| + (1 + u) g M on the CPU, the device's with (1 + u)^extra (1 + g) - 1 for g;
+  // rtol covers 2u |x| <= 2u/(1 - u) |e| + O(u g M), and (1 + 4u) the second-order terms. atol:
+  // the absolute rounding of results (and partial sums) below the normal range.
+  const double m = (1 + u) * (g + std::pow(1 + u, extra) * (1 + g) - 1) * (1 + 4 * u);
+  return {half_rtol(d), (2 + extra) * subnormal_rounding(d), m};
+}
+
+Tol half_chain_tol(DType d, int steps, int64_t terms, int extra) {
+  const double n = static_cast<double>(terms);
+  // make_values' floats are below 2 in magnitude: a subnormal intermediate's error grows by at
+  // most 2n a step.
+  return {0,
+          chain_subnormal_floor(d, steps, 2 * n, 0) + chain_subnormal_floor(d, steps, 2 * n, extra),
+          chain_bound(d, steps, n, 0) + chain_bound(d, steps, n, extra)};
+}
+
 Tol widen_for(Tol tol, DType result) {
   if (tol.exact() || !is_half(result)) return tol;
-  return {std::max(tol.rtol, half_rtol(result)), std::max(tol.atol, 1e-5)};
+  return {std::max(tol.rtol, half_rtol(result)), std::max(tol.atol, 1e-5), tol.mag};
 }
 
 void check_same(const Tensor& expected, const Tensor& got, Tol tol, tl::Device dev,
-                const char* against) {
+                const char* against, const std::vector<double>& magnitude) {
   REQUIRE(got.defined());
   CHECK(got.device() == dev);
   CHECK(got.dtype() == expected.dtype());
   CHECK(got.shape() == expected.shape());
   if (got.shape() != expected.shape() || got.dtype() != expected.dtype()) return;
   if (!tl::is_floating_point(expected.dtype())) tol = kExact;
-  tol = widen_for(tol, expected.dtype());
+  // A mag tolerance is complete by itself (half_accumulation_tol, half_chain_tol): not widened.
+  if (tol.mag == 0) tol = widen_for(tol, expected.dtype());
   const int64_t n = expected.numel();
+  REQUIRE((tol.mag == 0 || static_cast<int64_t>(magnitude.size()) == n));
   int64_t bad = 0, first = -1;
   double first_got = 0, first_expected = 0;
   if (expected.dtype() == tl::kInt64) {
@@ -68,8 +89,10 @@ void check_same(const Tensor& expected, const Tensor& got, Tol tol, tl::Device d
   } else {
     std::vector<double> e = values_of(expected), g = values_of(got);
     for (int64_t i = 0; i < n; ++i) {
-      const bool ok = (std::isnan(e[i]) && std::isnan(g[i])) || e[i] == g[i] ||
-                      std::abs(g[i] - e[i]) <= tol.atol + tol.rtol * std::abs(e[i]);
+      const double bound =
+          tol.atol + tol.rtol * std::abs(e[i]) + (tol.mag == 0 ? 0.0 : tol.mag * magnitude[i]);
+      const bool ok =
+          (std::isnan(e[i]) && std::isnan(g[i])) || e[i] == g[i] || std::abs(g[i] - e[i]) <= bound;
       if (ok) continue;
       if (bad++ == 0) first = i, first_got = g[i], first_expected = e[i];
     }
@@ -77,8 +100,8 @@ void check_same(const Tensor& expected, const Tensor& got, Tol tol, tl::Device d
   if (bad > 0) {
     std::vector<int64_t> at = unravel(first, expected.shape());
     FAIL_CHECK(bad << " of " << n << " elements differ (rtol " << tol.rtol << ", atol " << tol.atol
-                   << "); first at " << Shape(at) << ": " << dev.str() << " " << first_got << ", "
-                   << std::string(against) << " " << first_expected);
+                   << ", mag " << tol.mag << "); first at " << Shape(at) << ": " << dev.str() << " "
+                   << first_got << ", " << std::string(against) << " " << first_expected);
   }
 }
 
@@ -108,10 +131,19 @@ Tensor same_layout_float32(const Tensor& t) {
   return t.as_strided({n}, {1}, 0).to(tl::kFloat32).as_strided(t.shape(), t.strides(), t.offset());
 }
 
+// A float64 copy of t with the same geometry and its floating values made absolute (other
+// dtypes unchanged: indices, masks), for the magnitude of an accumulation.
+Tensor same_layout_absolute(const Tensor& t) {
+  if (!t.defined() || !tl::is_floating_point(t.dtype())) return t;
+  const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / t.element_size());
+  return tl::abs(t.as_strided({n}, {1}, 0).to(tl::kFloat64))
+      .as_strided(t.shape(), t.strides(), t.offset());
+}
+
 }  // namespace
 
 bool check_op(tl::Device dev, const std::string& what, const std::vector<Tensor>& inputs,
-              const Fn& fn, Tol tol, bool float32_reference) {
+              const Fn& fn, Tol tol, bool float32_reference, const Fn& magnitude) {
   INFO(what << " [device " << dev.str() << "]");
   std::vector<Tensor> host = inputs, device, reference;
   // The float32 reference is the op's math only when every floating input is of one half dtype
@@ -132,6 +164,14 @@ bool check_op(tl::Device dev, const std::string& what, const std::vector<Tensor>
       reference.push_back(t);
     }
   }
+  // The magnitude first: an in-place fn writes into the CPU inputs' storage.
+  std::vector<double> mag;
+  if (tol.mag != 0) {
+    std::vector<Tensor> absolute;
+    for (const Tensor& t : inputs) absolute.push_back(same_layout_absolute(t));
+    Outcome m = run(magnitude ? magnitude : fn, absolute);
+    if (m.result.defined()) mag = values_of(m.result);
+  }
   Outcome cpu = run(fn, host);
   Outcome got = run(fn, device);
   if (cpu.error || got.error) {
@@ -140,7 +180,7 @@ bool check_op(tl::Device dev, const std::string& what, const std::vector<Tensor>
     CHECK((cpu.error && got.error && *cpu.error == *got.error));
     return false;
   }
-  check_same(cpu.result, got.result, tol, dev);
+  check_same(cpu.result, got.result, tol, dev, "cpu", mag);
   // The float32 reference: only for half or bool results (others do not depend on the inputs'
   // being half), and only when the reference's dtype maps onto the result's.
   const DType rd = got.result.dtype();
@@ -149,7 +189,7 @@ bool check_op(tl::Device dev, const std::string& what, const std::vector<Tensor>
   if (ref.error) return true;
   Tensor expected = ref.result;
   if (expected.dtype() == tl::kFloat32 && is_half(rd)) expected = expected.to(rd);
-  if (expected.dtype() == rd) check_same(expected, got.result, tol, dev, "float32 reference");
+  if (expected.dtype() == rd) check_same(expected, got.result, tol, dev, "float32 reference", mag);
   return true;
 }
 

@@ -47,11 +47,13 @@ bool is_half(tl::DType d);  // float16 or bfloat16
 
 inline constexpr int64_t kBig = (int64_t{1} << 20) + 3;  // not a multiple of any vector width
 
-// |got - expected| <= atol + rtol |expected| on floating results; integers, bools and kExact
-// checks compare exactly.
+// |got - expected| <= atol + rtol |expected| + mag * magnitude on floating results, magnitude
+// the op run on the inputs' absolute values (check_op): where an accumulation cancels, its
+// rounding error scales with its terms, not with its result. Integers, bools and kExact checks
+// compare exactly.
 struct Tol {
-  double rtol = 0, atol = 0;
-  bool exact() const { return rtol == 0 && atol == 0; }
+  double rtol = 0, atol = 0, mag = 0;
+  bool exact() const { return rtol == 0 && atol == 0 && mag == 0; }
 };
 inline constexpr Tol kExact{0, 0};
 
@@ -60,6 +62,16 @@ inline constexpr Tol kExact{0, 0};
 Tol math_tol(tl::DType d);
 // Sums of n values in another order (rounding grows with n).
 Tol sum_tol(tl::DType d, int64_t n);
+// Two float16/bfloat16 results of one accumulation of at most `terms` terms (a matmul's dot
+// products), each side accumulated in float in its own order and rounded once to d, the device's
+// with `extra` more roundings of partial sums (partial_roundings): two roundings of the result
+// (rtol: 2u/(1 - u) under one ulp) and both float accumulations, bounded by the magnitude.
+Tol half_accumulation_tol(tl::DType d, int64_t terms, int extra);
+// Two float16/bfloat16 results of `steps` chained reductions (an einsum of several operands, each
+// pairwise result rounded), against each other or a float32 reference rounded once: both errors,
+// chain_bound's, scale with the magnitude.
+Tol half_chain_tol(tl::DType d, int steps, int64_t terms, int extra);
+
 // A non-exact tolerance raised to the floor of a half result dtype (float16 rtol 1e-3, bfloat16
 // 8e-3): a float-computed result may round to the neighbouring half value.
 Tol widen_for(Tol tol, tl::DType result);
@@ -67,7 +79,7 @@ Tol widen_for(Tol tol, tl::DType result);
 // Checks a device result against the expected one: device, dtype, shape and every value (NaN
 // equal to NaN, int64 exact). `against` names the expected side in the failure message.
 void check_same(const tl::Tensor& expected, const tl::Tensor& got, Tol tol, tl::Device dev,
-                const char* against = "cpu");
+                const char* against = "cpu", const std::vector<double>& magnitude = {});
 
 using Fn = std::function<tl::Tensor(std::vector<tl::Tensor>&)>;
 
@@ -78,9 +90,13 @@ using Fn = std::function<tl::Tensor(std::vector<tl::Tensor>&)>;
 // float32, rounded to the result's half dtype (both backends held to float math). Returns true
 // when both sides produced a result (false: both threw, or they disagreed). float32_reference
 // false skips the float32 check, for ops whose result depends on the half dtype by definition
-// (isclose compares in it; nan_to_num's defaults are its extremes).
+// (isclose compares in it; nan_to_num's defaults are its extremes). A tolerance with mag runs
+// `magnitude` (fn when empty) on the CPU on float64 copies of the inputs with floating values made
+// absolute, for the per-element magnitude; an fn with negative coefficients (addmm's alpha and
+// beta) passes one with their absolute values.
 bool check_op(tl::Device dev, const std::string& what, const std::vector<tl::Tensor>& inputs,
-              const Fn& fn, Tol tol = kExact, bool float32_reference = true);
+              const Fn& fn, Tol tol = kExact, bool float32_reference = true,
+              const Fn& magnitude = {});
 
 // Runs a factory-like fn on the CPU and on dev and compares.
 void check_made(tl::Device dev, const std::string& what,

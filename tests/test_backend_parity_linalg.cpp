@@ -17,9 +17,13 @@ using tl::Scalar;
 using tl::Shape;
 using tl::Tensor;
 
-Tol gemm_tol(DType d, int64_t k, Fill f) {
+// beta * input + alpha * a @ b: the half types accumulate the k products, the scalings and the
+// add in float and round once (cuBLAS perhaps its partial sums too), bounded per element by the
+// same on absolute values (check_op's magnitude, addmm_fn's absolute form): where the result
+// cancels a fixed tolerance fails on some inputs.
+Tol gemm_tol(tl::Device dev, DType d, int64_t k, Fill f) {
   const double kk = static_cast<double>(k);
-  if (is_half(d)) return {d == tl::kFloat16 ? 2e-3 : 1.6e-2, 1e-3 + 1e-5 * kk};
+  if (is_half(d)) return half_accumulation_tol(d, k + 3, partial_roundings(dev, d));
   if (f == Fill::Integral || !tl::is_floating_point(d)) return kExact;
   return d == tl::kFloat32 ? Tol{1e-4, 1e-5 * (1 + kk)} : Tol{1e-10, 1e-12 * (1 + kk)};
 }
@@ -37,6 +41,44 @@ std::pair<Scalar, Scalar> coefficients(DType d, int which) {
   }
 }
 
+Scalar absolute(Scalar s) {
+  return s.is_floating_point() ? Scalar(std::abs(s.to<double>()))
+                               : Scalar(std::abs(s.to<int64_t>()));
+}
+
+// addmm (baddbmm when batched) with beta and alpha; with absolute, |beta| and |alpha|: the op's
+// magnitude for gemm_tol (check_op makes the inputs absolute).
+Fn addmm_fn(Scalar beta, Scalar alpha, bool batched = false, bool absolute_coefficients = false) {
+  if (absolute_coefficients) beta = absolute(beta), alpha = absolute(alpha);
+  return [beta, alpha, batched](std::vector<Tensor>& in) {
+    return batched ? tl::baddbmm(in[0], in[1], in[2], beta, alpha)
+                   : tl::addmm(in[0], in[1], in[2], beta, alpha);
+  };
+}
+
+// addmm_out into in[0] (a poisoned view) of in[1] + in[2] @ in[3]; its whole storage.
+Fn addmm_out_fn(Scalar beta, Scalar alpha, bool absolute_coefficients = false) {
+  if (absolute_coefficients) beta = absolute(beta), alpha = absolute(alpha);
+  return [beta, alpha](std::vector<Tensor>& in) {
+    tl::addmm_out(in[0], in[1], in[2], in[3], beta, alpha);
+    return whole_storage(in[0]);
+  };
+}
+
+// addmm_ (baddbmm_ when batched) on in[0] (a poisoned view) holding in[1]; its whole storage.
+Fn addmm_inplace_fn(Scalar beta, Scalar alpha, bool batched = false,
+                    bool absolute_coefficients = false) {
+  if (absolute_coefficients) beta = absolute(beta), alpha = absolute(alpha);
+  return [beta, alpha, batched](std::vector<Tensor>& in) {
+    in[0].copy_(in[1]);
+    if (batched)
+      in[0].baddbmm_(in[2], in[3], beta, alpha);
+    else
+      in[0].addmm_(in[2], in[3], beta, alpha);
+    return whole_storage(in[0]);
+  };
+}
+
 }  // namespace
 
 TL_PARITY_CASE("backend parity: addmm over layouts, sizes, broadcast inputs, alpha and beta") {
@@ -46,29 +88,27 @@ TL_PARITY_CASE("backend parity: addmm over layouts, sizes, broadcast inputs, alp
     for (auto [n, k, m] : sizes) {
       const Fill f = tl::is_floating_point(d) ? Fill::Random : Fill::Integral;
       std::vector<Variant> va = variants({n, k}, d, f), vb = variants({k, m}, d, f);
-      const Tol tol = gemm_tol(d, k, f);
+      const Tol tol = gemm_tol(dev, d, k, f);
       for (int which = 0; which < 3; ++which) {
         const auto [beta, alpha] = coefficients(d, which);
-        auto addmm = [beta, alpha](std::vector<Tensor>& in) {
-          return tl::addmm(in[0], in[1], in[2], beta, alpha);
-        };
+        const Fn addmm = addmm_fn(beta, alpha), mag = addmm_fn(beta, alpha, false, true);
         for (const Shape& is : {Shape{n, m}, Shape{m}, Shape{n, 1}}) {
           const Tensor input = make_values(is, d, f);
           for (const Variant& a : va)
             check_op(dev,
                      describe("addmm", d, {n, k, m}, a.name + " @ contiguous") + " input " +
                          str(is) + " case " + std::to_string(which),
-                     {input, a.t, vb[0].t}, addmm, tol);
+                     {input, a.t, vb[0].t}, addmm, tol, true, mag);
           for (size_t j = 1; j < vb.size(); ++j)
             check_op(dev,
                      describe("addmm", d, {n, k, m}, "contiguous @ " + vb[j].name) + " input " +
                          str(is) + " case " + std::to_string(which),
-                     {input, va[0].t, vb[j].t}, addmm, tol);
+                     {input, va[0].t, vb[j].t}, addmm, tol, true, mag);
         }
         // Input in every layout, expanded included.
         for (const Variant& in : variants({n, m}, d, f))
           check_op(dev, describe("addmm input", d, {n, k, m}, in.name), {in.t, va[0].t, vb[0].t},
-                   addmm, tol);
+                   addmm, tol, true, mag);
       }
     }
   }
@@ -78,29 +118,19 @@ TL_PARITY_CASE("backend parity: addmm_out and addmm_ into poisoned views; beta 0
   for (DType d : dtypes_of(tl::kNumericDTypes)) {
     for (auto [n, k, m] : {std::array<int64_t, 3>{3, 4, 5}, {33, 40, 35}}) {
       const Fill f = tl::is_floating_point(d) ? Fill::Random : Fill::Integral;
-      const Tol tol = gemm_tol(d, k, f);
+      const Tol tol = gemm_tol(dev, d, k, f);
       const auto [beta, alpha] = coefficients(d, 1);
       const Tensor a = make_values({n, k}, d, f), b = make_values({k, m}, d, f);
       const Tensor input = make_values({m}, d, f);
       for (const std::string& layout : kViewLayouts) {
-        check_op(
-            dev, describe("addmm_out", d, {n, k, m}, layout),
-            {poisoned_view({n, m}, d, layout), input, a, b},
-            [beta, alpha](std::vector<Tensor>& in) {
-              tl::addmm_out(in[0], in[1], in[2], in[3], beta, alpha);
-              return whole_storage(in[0]);
-            },
-            tol);
+        check_op(dev, describe("addmm_out", d, {n, k, m}, layout),
+                 {poisoned_view({n, m}, d, layout), input, a, b}, addmm_out_fn(beta, alpha), tol,
+                 true, addmm_out_fn(beta, alpha, true));
         // addmm_: self is the (poisoned-around) view, holding the input.
-        check_op(
-            dev, describe("addmm_", d, {n, k, m}, layout),
-            {poisoned_view({n, m}, d, layout), make_values({n, m}, d, f), a, b},
-            [beta, alpha](std::vector<Tensor>& in) {
-              in[0].copy_(in[1]);
-              in[0].addmm_(in[2], in[3], beta, alpha);
-              return whole_storage(in[0]);
-            },
-            tol);
+        check_op(dev, describe("addmm_", d, {n, k, m}, layout),
+                 {poisoned_view({n, m}, d, layout), make_values({n, m}, d, f), a, b},
+                 addmm_inplace_fn(beta, alpha), tol, true,
+                 addmm_inplace_fn(beta, alpha, false, true));
       }
     }
   }
@@ -111,12 +141,12 @@ TL_PARITY_CASE("backend parity: addmm_out and addmm_ into poisoned views; beta 0
           dev, describe("addmm beta 0 NaN input", d, {n, k, m}, "contiguous"),
           {nan, make_values({n, k}, d), make_values({k, m}, d)},
           [](std::vector<Tensor>& in) { return tl::addmm(in[0], in[1], in[2], 0, 2); },
-          gemm_tol(d, k, Fill::Random));
+          gemm_tol(dev, d, k, Fill::Random));
       check_op(
           dev, describe("addmm NaN input", d, {n, k, m}, "contiguous"),
           {nan, make_values({n, k}, d), make_values({k, m}, d)},
           [](std::vector<Tensor>& in) { return tl::addmm(in[0], in[1], in[2]); },
-          gemm_tol(d, k, Fill::Random));
+          gemm_tol(dev, d, k, Fill::Random));
     }
   }
 }
@@ -127,31 +157,25 @@ TL_PARITY_CASE("backend parity: baddbmm and baddbmm_ over layouts, sizes and bat
   for (DType d : dtypes_of(tl::kNumericDTypes)) {
     for (auto [bt, n, k, m] : sizes) {
       const Fill f = tl::is_floating_point(d) ? Fill::Random : Fill::Integral;
-      const Tol tol = gemm_tol(d, k, f);
+      const Tol tol = gemm_tol(dev, d, k, f);
       std::vector<Variant> va = variants({bt, n, k}, d, f);
       const Tensor b = make_values({bt, k, m}, d, f);
       for (int which = 0; which < 3; ++which) {
         const auto [beta, alpha] = coefficients(d, which);
-        auto baddbmm = [beta, alpha](std::vector<Tensor>& in) {
-          return tl::baddbmm(in[0], in[1], in[2], beta, alpha);
-        };
+        const Fn baddbmm = addmm_fn(beta, alpha, true), mag = addmm_fn(beta, alpha, true, true);
         for (const Shape& is : {Shape{bt, n, m}, Shape{n, m}, Shape{1, 1, m}}) {
           const Tensor input = make_values(is, d, f);
           for (const Variant& a : va)
             check_op(dev,
                      describe("baddbmm", d, {bt, n, k, m}, a.name) + " input " + str(is) +
                          " case " + std::to_string(which),
-                     {input, a.t, b}, baddbmm, tol);
+                     {input, a.t, b}, baddbmm, tol, true, mag);
         }
         check_op(
             dev, describe("baddbmm_", d, {bt, n, k, m}, "sliced self"),
             {poisoned_view({bt, n, m}, d, "sliced"), make_values({bt, n, m}, d, f), va[0].t, b},
-            [beta, alpha](std::vector<Tensor>& in) {
-              in[0].copy_(in[1]);
-              in[0].baddbmm_(in[2], in[3], beta, alpha);
-              return whole_storage(in[0]);
-            },
-            tol);
+            addmm_inplace_fn(beta, alpha, true), tol, true,
+            addmm_inplace_fn(beta, alpha, true, true));
       }
     }
   }
@@ -174,6 +198,8 @@ TL_PARITY_CASE("backend parity: outer over dtype pairs and layouts") {
 }
 
 TL_PARITY_CASE("backend parity: einsum equations over dtypes and layouts") {
+  // No operand below holds a label of its own that is summed out, so a contraction of n
+  // operands is n - 1 rounded matmuls (one sum for a single operand), of at most 165 terms.
   const std::vector<std::pair<std::string, std::vector<Shape>>> cases{
       {"ii", {{5, 5}}},
       {"ij->j", {{4, 33}}},
@@ -195,11 +221,13 @@ TL_PARITY_CASE("backend parity: einsum equations over dtypes and layouts") {
       std::vector<Tensor> contiguous;
       for (const Shape& s : shapes) contiguous.push_back(make_values(s, d, f));
       auto einsum = [eq](std::vector<Tensor>& in) { return tl::einsum(eq, in).contiguous(); };
-      Tol tol = gemm_tol(d, 33 * 5, f);
+      Tol tol = gemm_tol(dev, d, 33 * 5, f);
       // Three or four operands: each pairwise result is rounded to the half type before the
-      // next product, where the float32 reference rounds once: an error of the intermediates'
-      // magnitude (tens), not the result's.
-      if (is_half(d) && shapes.size() >= 3) tol = {2 * tol.rtol, d == tl::kFloat16 ? 0.1 : 0.5};
+      // next product, where the float32 reference rounds once; the error of the chain scales
+      // with the einsum of absolute values (intermediates of tens), not with the result.
+      const int steps = static_cast<int>(shapes.size()) - 1;
+      if (is_half(d) && steps > 1)
+        tol = half_chain_tol(d, steps, 33 * 5, partial_roundings(dev, d));
       check_op(dev, describe("einsum " + eq, d, shapes[0], "contiguous"), contiguous, einsum, tol);
       // Each operand in turn in every layout.
       for (size_t i = 0; i < shapes.size(); ++i) {
@@ -218,7 +246,7 @@ TL_PARITY_CASE("backend parity: einsum equations over dtypes and layouts") {
   check_op(
       dev, "einsum NaN", {x, make_values({4, 5}, tl::kFloat32)},
       [](std::vector<Tensor>& in) { return tl::einsum("ij,jk->ik", in); },
-      gemm_tol(tl::kFloat32, 4, Fill::Random));
+      gemm_tol(dev, tl::kFloat32, 4, Fill::Random));
   check_op(dev, "einsum bool", {make_values({3, 4}, tl::kBool), make_values({4, 5}, tl::kBool)},
            [](std::vector<Tensor>& in) { return tl::einsum("ij,jk->ik", in); });
 }

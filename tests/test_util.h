@@ -1,14 +1,19 @@
 // Shared test helpers: the devices every op test runs on, random inputs in several memory
-// layouts, device mirrors of a layout, a host-side reference reader, and closeness checks.
+// layouts, device mirrors of a layout, a host-side reference reader, closeness checks, bounds of
+// rounding errors, and the TL_TEST_SEED seed of the random inputs.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +22,20 @@
 namespace tl_test {
 
 namespace tl = tensorlet;
+
+// The seed of the suite's random inputs from TL_TEST_SEED (a decimal number), or none when it is
+// unset or empty: tests/main.cpp reseeds each case from it, test_fuzz.cpp runs its cases from it.
+inline std::optional<uint64_t> test_seed() {
+  const char* env = std::getenv("TL_TEST_SEED");
+  if (env == nullptr || env[0] == '\0') return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (*end != '\0' || env[0] == '-') {
+    std::fprintf(stderr, "TL_TEST_SEED must be a decimal number, got '%s'\n", env);
+    std::exit(2);
+  }
+  return static_cast<uint64_t>(v);
+}
 
 // The dtypes of a set, in TL_DTYPES order, at run time (a dtype added to the list is covered).
 inline std::vector<tl::DType> dtypes_of(tl::DTypeSet set) {
@@ -185,6 +204,124 @@ inline void check_values(const tl::Tensor& actual, const std::vector<double>& ex
       return;
     }
   }
+}
+
+// Checks actual against expected elementwise within a per-element bound: |a - e| <= tol[i] (NaNs
+// equal to NaNs), for results whose error is bounded element by element (rounded_sum_bound,
+// chain_bound below).
+inline void check_values_within(const tl::Tensor& actual, const std::vector<double>& expected,
+                                const std::vector<double>& tol) {
+  std::vector<double> got = values_of(actual);
+  REQUIRE(got.size() == expected.size());
+  REQUIRE(tol.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const bool ok = (std::isnan(got[i]) && std::isnan(expected[i])) || got[i] == expected[i] ||
+                    std::abs(got[i] - expected[i]) <= tol[i];
+    if (!ok) {
+      INFO("element " << i << ": got " << got[i] << ", expected " << expected[i] << ", bound "
+                      << tol[i]);
+      CHECK(ok);
+      return;
+    }
+  }
+}
+
+// ---- rounding-error bounds (Higham, "Accuracy and Stability of Numerical Algorithms", ch. 3) ----
+//
+// A tolerance fixed per dtype fails on some random inputs wherever a result cancels: its error
+// scales with the terms it was summed from, not with itself. These bounds scale with the same
+// computation done on the operands' absolute values (its "magnitude"), so they hold on any input.
+
+// The unit roundoff u of a floating dtype under round to nearest: half an ulp of 1, 2^-p for p
+// significant bits (float16 11, bfloat16 8, float32 24, float64 53).
+inline double unit_roundoff(tl::DType d) {
+  switch (d) {
+    case tl::kFloat16:
+      return 0x1.0p-11;
+    case tl::kBFloat16:
+      return 0x1.0p-8;
+    case tl::kFloat32:
+      return 0x1.0p-24;
+    default:
+      return 0x1.0p-53;
+  }
+}
+
+// Half the spacing of d's subnormals: the absolute error of rounding a result below d's normal
+// range, where u no longer bounds it relative to the result.
+inline double subnormal_rounding(tl::DType d) {
+  switch (d) {
+    case tl::kFloat16:
+      return 0x1.0p-25;
+    case tl::kBFloat16:
+      return 0x1.0p-134;
+    case tl::kFloat32:
+      return 0x1.0p-150;
+    default:
+      return std::numeric_limits<double>::denorm_min();
+  }
+}
+
+// The unit roundoff of the accumulator the kernels sum a result of dtype d in: float for the half
+// types and float32, double for float64. Doubled: tensor cores accumulate float16/bfloat16/TF32
+// products with truncation, not round to nearest (Fasi et al., "Numerical behavior of NVIDIA
+// tensor cores", 2021), and truncation errs by up to a whole ulp.
+inline double accumulator_roundoff(tl::DType d) {
+  return d == tl::kFloat64 ? 0x1.0p-52 : 0x1.0p-23;
+}
+
+// gamma_n = n u / (1 - n u): |fl(sum of n terms) - sum| <= gamma_n * sum of |terms|, in any order
+// of summation, with or without FMA (a product of two half values is exact in float).
+inline double gamma_n(double n, double u) { return n * u / (1 - n * u); }
+
+// Roundings to a half type of a matmul's partial sums beyond the final one: cuBLAS under its
+// default math mode may split K and reduce the parts in the output type (reduced-precision
+// reduction, allowed as in PyTorch's default), so a CUDA float16/bfloat16 product may be rounded
+// once more per part before their float sum. Our own kernels and the CPU round once.
+inline int partial_roundings(tl::Device device, tl::DType d) {
+  return device.is_cuda() && (d == tl::kFloat16 || d == tl::kBFloat16) ? 1 : 0;
+}
+
+// The factor f of |computed - exact| <= f * magnitude for a result computed by `steps` successive
+// reductions (pairwise matmuls, sums), each accumulating at most `terms` terms in the accumulator
+// and rounding its result to d (`extra` more roundings of partial sums per step, see
+// partial_roundings). With F = (1 + u)^(1 + extra) (1 + gamma_terms), a step computing X Y from
+// computed X', Y' with |X' - X| <= e_X |X|abs (|X|abs: X computed on absolute values) errs by at
+// most (F (1 + e_X)(1 + e_Y) - 1) |X|abs |Y|abs; inputs are exact, so f = F^steps - 1.
+inline double chain_bound(tl::DType d, int steps, double terms, int extra = 0) {
+  const double u = unit_roundoff(d), g = gamma_n(terms, accumulator_roundoff(d));
+  return std::pow(std::pow(1 + u, 1 + extra) * (1 + g), steps) - 1;
+}
+
+// What chain_bound leaves out: an intermediate below d's normal range rounds with an absolute
+// error (subnormal_rounding, per partial sum too), which each later step carries on multiplied
+// by at most `growth` (its operands' largest |value| times the terms it sums).
+inline double chain_subnormal_floor(tl::DType d, int steps, double growth, int extra = 0) {
+  double f = 0;
+  for (int s = 0; s < steps; ++s)
+    f = f * std::max(growth, 1.0) + (1 + extra) * subnormal_rounding(d);
+  return f;
+}
+
+// The bound of one reduction of at most `terms` terms, rounded once to d: with s the accumulator's
+// value, |rnd(s) - exact| <= u |exact| + (1 + u) |s - exact| (plus subnormal_rounding below the
+// normal range), and |s - exact| <= ((1 + u)^extra (1 + gamma_terms) - 1) * magnitude. Tighter
+// than chain_bound(d, 1, ...) by the rounding's being relative to the result, not the magnitude.
+inline double rounded_sum_bound(tl::DType d, double exact, double magnitude, double terms,
+                                int extra = 0) {
+  const double u = unit_roundoff(d), g = gamma_n(terms, accumulator_roundoff(d));
+  return u * std::abs(exact) + (1 + u) * (std::pow(1 + u, extra) * (1 + g) - 1) * magnitude +
+         (1 + extra) * subnormal_rounding(d);
+}
+
+// The bound of one element of a float32 matmul of k terms on TF32 tensor cores (CUDA under
+// "high"/"medium" precision): each operand cut to 11 significant bits, off by less than 2^-10
+// of itself whether rounded or truncated, so a product errs by up to (1 + 2^-10)^2 - 1 of its
+// size; then the float sum and the float32 result's rounding, as rounded_sum_bound.
+inline double tf32_matmul_bound(double exact, double magnitude, double k) {
+  const double u = 0x1.0p-10, u32 = unit_roundoff(tl::kFloat32);
+  const double f = (1 + u) * (1 + u) * (1 + gamma_n(k, accumulator_roundoff(tl::kFloat32))) - 1;
+  return u32 * std::abs(exact) + (1 + u32) * f * magnitude + subnormal_rounding(tl::kFloat32);
 }
 
 // Checks that fn throws exception type E whose message contains `needle` (e.g. the op name).

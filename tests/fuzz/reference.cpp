@@ -1982,6 +1982,14 @@ void run_more_reduction(Ctx& x) {
     out.v[o] = finish(out.v[o], od);
   }
   x.res.rtol = op == Op::Nansum ? float_tol(od, 2.4e-7, 1e-15) : float_tol(od, 1e-5, 1e-13);
+  if (op == Op::Norm && float_sum && n_out > 0 && p != 0 && std::isfinite(p)) {
+    // A sum of n non-negative terms errs by up to gamma_n = n u / (1 - n u) of itself in its
+    // double accumulator (the library's float32 sum; half inputs go through float32), and the
+    // 1/p-th power scales that by 1/|p|: past the fixed float64 rtol for long reductions (40960
+    // equal terms erred by 6.5e-13).
+    const double n = static_cast<double>(numel_of(a.shape) / n_out), u = 0x1.0p-53;
+    x.res.rtol += n * u / (1 - n * u) * std::max(1.0, 1 / std::fabs(p));
+  }
 }
 
 // unique / unique_consecutive: the rows (each element, or each slice along dim, its elements in
