@@ -78,6 +78,22 @@ __device__ __forceinline__ void cluster_barrier() {
 #endif
 }
 
+// The two halves of a cluster barrier: arrive (release: this block's writes to its shared memory,
+// and its reads of the others', are done) and wait (acquire: every block arrived). Apart, they
+// let a block do its own work between the last read of another block's shared memory and the
+// wait that keeps that memory alive until every reader is done.
+__device__ __forceinline__ void cluster_arrive() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+
 // kVec elements moved as one access (16 bytes when kVec > 1).
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) Pack {

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <type_traits>
 
@@ -75,6 +76,42 @@ __device__ __forceinline__ void wait_async_copies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
+}
+
+// exp(x - base), the kernel's one transcendental per element. float's runs on the SFU (ex2.approx
+// of (x - base) * log2(e), a few ulp, subnormal results flushed to 0), not expf's ten-odd
+// instructions: with a 1024-thread block an SM, expf's issue time was exposed after the last loads
+// landed (O1 [64, 128256] from 0.59 to 0.65 of a copy on an H200, issue 30). double keeps exp.
+__device__ __forceinline__ float exp_shifted(float x, float base) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"((x - base) * 1.44269504088896341f));
+  return y;
+#else
+  return exp_of(x - base);
+#endif
+}
+__device__ __forceinline__ double exp_shifted(double x, double base) { return exp_of(x - base); }
+
+// max_nan in one instruction for float (max.NaN, sm_80 on).
+__device__ __forceinline__ float max_fast(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return max_nan(a, b);
+#endif
+}
+__device__ __forceinline__ double max_fast(double a, double b) { return max_nan(a, b); }
+
+// A 16-byte store marked evict-first: the output is not read again by this kernel.
+template <typename V>
+__device__ __forceinline__ void store_streaming(V* p, const V& v) {
+  static_assert(sizeof(V) == 16, "one 16-byte vector");
+  int4 bits;
+  memcpy(&bits, &v, sizeof bits);
+  __stcs(reinterpret_cast<int4*>(p), bits);
 }
 
 // The part of a thread's elements (its shared-memory or its register vectors) reduced on its own:
@@ -143,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (kHeld + int64_t{s} * kThreads + t < count) {
       const V v = staged[s * kThreads + t];
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) a.m = max_nan(a.m, static_cast<C>(v.v[e]));
+      for (int e = 0; e < kVec; ++e) a.m = max_fast(a.m, static_cast<C>(v.v[e]));
     }
   }
   const C base_a = a.base();
@@ -152,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       V v = staged[s * kThreads + t];
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        const C ex = exp_of(static_cast<C>(v.v[e]) - base_a);
+        const C ex = exp_shifted(static_cast<C>(v.v[e]), base_a);
         a.s += ex;
         if (keep_exp) v.v[e] = static_cast<T>(ex);
       }
@@ -165,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int k = 0; k < kLoads; ++k) {
     if (int64_t{k} * kThreads + t < count) {
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) b.m = max_nan(b.m, static_cast<C>(vals[k].v[e]));
+      for (int e = 0; e < kVec; ++e) b.m = max_fast(b.m, static_cast<C>(vals[k].v[e]));
     }
   }
   const C base_b = b.base();
@@ -174,25 +211,53 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (int64_t{k} * kThreads + t < count) {
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
-        const C ex = exp_of(static_cast<C>(vals[k].v[e]) - base_b);
+        const C ex = exp_shifted(static_cast<C>(vals[k].v[e]), base_b);
         b.s += ex;
         if (keep_exp) vals[k].v[e] = static_cast<T>(ex);
       }
     }
   }
 
-  // 3. The row's max, then its sum, over the block and then the cluster.
-  C M = block_reduce(max_nan(a.m, b.m), MaxOp{}, -kInf, shared);
-  if (p.cluster > 1) M = cluster_reduce(M, MaxOp{}, &cluster_slot[0]);
+  // 3. The block's max Mb and its sum relative to Mb (0 for a block of only -inf, or of nothing:
+  // its parts hold s = 0, and exp(0 - -inf) would make 0 * inf), then the row's M and S from one
+  // exchange of (Mb, Sb) over the cluster: one cluster barrier where a max and then a sum took
+  // two. A block of the row's -inf parts only is dropped by to_row as a part is.
+  const C Mb = block_reduce(max_nan(a.m, b.m), MaxOp{}, -kInf, shared);
+  const C Sb = block_reduce(Mb == -kInf ? C(0) : a.s * a.to_row(Mb) + b.s * b.to_row(Mb), SumOp{},
+                            C(0), shared);
+  C M = Mb, S = Sb;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (p.cluster > 1) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    if (t == 0) {
+      cluster_slot[0] = Mb;
+      cluster_slot[1] = Sb;
+    }
+    cluster_arrive();
+    cluster_wait();
+    const unsigned blocks = cluster.num_blocks();
+    M = -kInf;
+    for (unsigned r = 0; r < blocks; ++r)
+      M = max_nan(M, *cluster.map_shared_rank(&cluster_slot[0], r));
+    S = C(0);
+    for (unsigned r = 0; r < blocks; ++r) {
+      const Part<C> q{*cluster.map_shared_rank(&cluster_slot[0], r),
+                      *cluster.map_shared_rank(&cluster_slot[1], r)};
+      S += q.s * q.to_row(M);
+    }
+    cluster_arrive();  // done with the others' slots; the wait before the exit keeps ours alive
+  }
+#endif
   const C to_row_a = a.to_row(M), to_row_b = b.to_row(M);
-  C S = block_reduce(a.s * to_row_a + b.s * to_row_b, SumOp{}, C(0), shared);
-  if (p.cluster > 1) S = cluster_reduce(S, SumOp{}, &cluster_slot[1]);
 
   // 4. The write.
   const C scale = p.log ? log_of(S) : C(1) / S;  // a multiply per element, not a divide
   const C factor_a = to_row_a * scale, factor_b = to_row_b * scale;  // used when keep_exp
   auto result = [&](C v, C factor) {
-    return static_cast<T>(p.log ? (v - M) - scale : keep_exp ? v * factor : exp_of(v - M) * scale);
+    return static_cast<T>(p.log      ? (v - M) - scale
+                          : keep_exp ? v * factor
+                                     : exp_shifted(v, M) * scale);
   };
   for (int s = 0; s < p.staged; ++s) {
     const int64_t j = kHeld + int64_t{s} * kThreads + t;
@@ -201,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       V o;
 #pragma unroll
       for (int e = 0; e < kVec; ++e) o.v[e] = result(static_cast<C>(v.v[e]), factor_a);
-      y[j] = o;
+      store_streaming(y + j, o);
     }
   }
 #pragma unroll
@@ -211,10 +276,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       V o;
 #pragma unroll
       for (int e = 0; e < kVec; ++e) o.v[e] = result(static_cast<C>(vals[k].v[e]), factor_b);
-      y[j] = o;
+      store_streaming(y + j, o);
     }
   }
-  if (p.cluster > 1) cluster_barrier();
+  if (p.cluster > 1) cluster_wait();
 }
 
 // Per (device, kernel): set up once, then the clusters resident at once for each cluster size
