@@ -113,8 +113,9 @@ __host__ __device__ constexpr int vectors_per_thread() {
     return 1;
 }
 
-// The most vectors per thread the host hands out: 4, or TL_CUDA_VECTORS_PER_THREAD (1-4) to
-// measure the flat kernel with and without the extra loads in one binary (bench_cuda G4).
+// The most vectors per thread the host hands out: the op's own count, or fewer with
+// TL_CUDA_VECTORS_PER_THREAD (1-4), to measure the flat kernel with and without the extra loads
+// in one binary (bench_cuda G4).
 inline int max_vectors_per_thread() {
   static const int cap = [] {
     const char* v = std::getenv("TL_CUDA_VECTORS_PER_THREAD");

@@ -39,11 +39,12 @@ struct UnaryGroup {
 
 // One Floating-rule op on float32, in a kernel of its own: behind the group's switch its registers
 // would be those of the costliest op of the group (erfc, tan, ...), lowering the occupancy, and a
-// switch cannot be inlined four times over; alone it loads 4 vectors per thread before computing
-// (cuda_elementwise.cuh), which keeps sin/cos at the copy rate on Hopper.
+// switch cannot be inlined twice over; alone it loads 2 vectors per thread before computing
+// (cuda_elementwise.cuh), which keeps sin/cos at 0.97 of the copy rate on an H200 (bench_cuda G4,
+// one binary, TL_CUDA_VECTORS_PER_THREAD: 1 vector 0.90, 2 vectors 0.97, 4 vectors 0.96).
 template <typename Fn>
 struct Float32Op {
-  static constexpr int kVectorsPerThread = 4;
+  static constexpr int kVectorsPerThread = 2;
   __device__ __forceinline__ float operator()(float a) const { return Fn{}(a); }
 };
 
