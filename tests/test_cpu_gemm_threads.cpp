@@ -149,7 +149,7 @@ TEST_CASE("cpu gemm threads: products on one thread, split, and on the BLAS's th
     }
   }
   // Past kGemmSplitMax every thread is the BLAS's own (sampled: a naive loop is slow here).
-  tl::Tensor a = random_tensor({520, 520}), b = random_tensor({520, 520});
+  tl::Tensor a = random_tensor({1040, 1030}), b = random_tensor({1030, 1040});
   check_product(tl::matmul(a, b), a, b, 2000);
 }
 

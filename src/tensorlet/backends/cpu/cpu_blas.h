@@ -85,25 +85,39 @@ struct BlasOperand {
   int64_t ld;
 };
 
+// How a product is stated to CBLAS. Row-major is the plain statement; column-major states the
+// same product as c^T = op(b)^T @ op(a)^T (a row-major matrix read column-major is its transpose,
+// so the operands swap and keep their flags): the same work and result, but OpenBLAS 0.3.21 with
+// AVX-512 sends small row-major NN float calls to its unpacked "direct" kernel, which column-major
+// calls never take. Our split's single-threaded blocks are stated column-major (cpu_matmul.cpp).
+enum class BlasStatement { RowMajor, ColMajor };
+
 // c (row-major m x n, leading dimension ldc) = alpha * op(a) @ op(b) + beta * c; c is not read
 // when beta is 0 (CBLAS's rule). The caller has checked every size with fits_blas_int.
 template <typename T>
 void blas_gemm([[maybe_unused]] int64_t m, [[maybe_unused]] int64_t n, [[maybe_unused]] int64_t k,
                [[maybe_unused]] T alpha, [[maybe_unused]] const BlasOperand<T>& a,
                [[maybe_unused]] const BlasOperand<T>& b, [[maybe_unused]] T beta,
-               [[maybe_unused]] T* c, [[maybe_unused]] int64_t ldc) {
+               [[maybe_unused]] T* c, [[maybe_unused]] int64_t ldc,
+               [[maybe_unused]] BlasStatement how = BlasStatement::RowMajor) {
 #if TL_WITH_BLAS
   static_assert(kBlasType<T>);
   const auto op = [](bool trans) { return trans ? CblasTrans : CblasNoTrans; };
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
   const int lda = static_cast<int>(a.ld), ldb = static_cast<int>(b.ld),
             ldci = static_cast<int>(ldc);
+  const auto gemm = [&](auto fn) {
+    if (how == BlasStatement::RowMajor)
+      fn(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb, beta,
+         c, ldci);
+    else
+      fn(CblasColMajor, op(b.trans), op(a.trans), in, im, ik, alpha, b.ptr, ldb, a.ptr, lda, beta,
+         c, ldci);
+  };
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
-                beta, c, ldci);
+    gemm(cblas_sgemm);
   else
-    cblas_dgemm(CblasRowMajor, op(a.trans), op(b.trans), im, in, ik, alpha, a.ptr, lda, b.ptr, ldb,
-                beta, c, ldci);
+    gemm(cblas_dgemm);
 #endif
 }
 

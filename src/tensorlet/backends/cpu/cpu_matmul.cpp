@@ -129,9 +129,10 @@ BlasOperand<T> blas_operand(const MatRef<T>& x) {
 
 // c has leading dimension ldc: a block of a larger output when our split runs it.
 template <typename T>
-void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, const Scale<T>& s) {
+void blas_matmul(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, const Scale<T>& s,
+                 BlasStatement how = BlasStatement::RowMajor) {
   blas_gemm<T>(a.rows, b.cols, a.cols, s.scaled ? s.alpha : T(1), blas_operand(a), blas_operand(b),
-               s.scaled ? s.beta : T(0), c, ldc);
+               s.scaled ? s.beta : T(0), c, ldc, how);
 }
 
 // The blocks [begin, end) of `grid` over c = a @ b (contiguous, m x n), one BLAS call each.
@@ -143,9 +144,12 @@ void blas_blocks(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s
     const Range r = block_range(m, grid.rows, static_cast<int>(i / grid.cols), kGemmRowAlign);
     const Range j = block_range(n, grid.cols, static_cast<int>(i % grid.cols), kGemmColAlign);
     if (r.begin == r.end || j.begin == j.end) continue;
+    // Stated column-major: the direct kernel a row-major block would take reads its operands
+    // unpacked, and rows n floats apart (n a multiple of 256 above all) conflict in the caches; the
+    // packed path measured the same or faster at every n of the C8 sweep (bench/RESULTS.md).
     blas_matmul<T>({a.ptr + r.begin * a.rs, r.end - r.begin, k, a.rs, a.cs},
                    {b.ptr + j.begin * b.cs, k, j.end - j.begin, b.rs, b.cs},
-                   c + r.begin * n + j.begin, n, s);
+                   c + r.begin * n + j.begin, n, s, BlasStatement::ColMajor);
   }
 }
 

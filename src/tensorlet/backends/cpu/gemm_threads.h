@@ -18,12 +18,13 @@ namespace tensorlet::cpu {
 // caps its own threads at one per 2^18 (interface/gemm.c). TL_CPU_GEMM_GRAIN overrides it (tuning
 // on a new machine; read once).
 inline constexpr int64_t kGemmGrain = int64_t{1} << 17;
-// Up to this many multiply-adds (512^3) a product that gets every thread is still split by us:
+// Up to this many multiply-adds (1024^3) a product that gets every thread is still split by us:
 // on its own 16 threads OpenBLAS 0.3.21 ran 316^2 at 330 GFLOP/s, under a third of its 4096^2
-// rate. Larger ones run on the BLAS's own threads, which share its packed panels of b and so copy
-// less per thread. TL_CPU_GEMM_SPLIT_MAX overrides it (0: every all-thread product on the BLAS's
-// threads).
-inline constexpr int64_t kGemmSplitMax = int64_t{1} << 27;
+// rate, and our split of column-major blocks took 768^3 in 863 us against its 1134 and 1024^3 in
+// 1974 against 2297 (H200 host, 2026-11-28, scratch C8 sweep). Larger ones run on the BLAS's own
+// threads, which share its packed panels of b and so copy less per thread. TL_CPU_GEMM_SPLIT_MAX
+// overrides it (0: every all-thread product on the BLAS's threads).
+inline constexpr int64_t kGemmSplitMax = int64_t{1} << 30;
 
 inline int64_t env_int64(const char* name, int64_t fallback) {
   const char* v = std::getenv(name);
