@@ -19,6 +19,8 @@
 
 #include <tensorlet/tensorlet.h>
 
+#include "rounding.h"
+
 namespace tl_test {
 
 namespace tl = tensorlet;
@@ -231,21 +233,6 @@ inline void check_values_within(const tl::Tensor& actual, const std::vector<doub
 // A tolerance fixed per dtype fails on some random inputs wherever a result cancels: its error
 // scales with the terms it was summed from, not with itself. These bounds scale with the same
 // computation done on the operands' absolute values (its "magnitude"), so they hold on any input.
-
-// The unit roundoff u of a floating dtype under round to nearest: half an ulp of 1, 2^-p for p
-// significant bits (float16 11, bfloat16 8, float32 24, float64 53).
-inline double unit_roundoff(tl::DType d) {
-  switch (d) {
-    case tl::kFloat16:
-      return 0x1.0p-11;
-    case tl::kBFloat16:
-      return 0x1.0p-8;
-    case tl::kFloat32:
-      return 0x1.0p-24;
-    default:
-      return 0x1.0p-53;
-  }
-}
 
 // Half the spacing of d's subnormals: the absolute error of rounding a result below d's normal
 // range, where u no longer bounds it relative to the result.

@@ -1,6 +1,8 @@
 // Reference semantics of every fuzzed op, written as plain loops for obviousness, not speed.
 #include "fuzz/reference.h"
 
+#include "rounding.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -1237,22 +1239,7 @@ void run_masked_select(Ctx& x) {
   out.shape = {static_cast<int64_t>(out.v.size())};
 }
 
-// The unit roundoff of a floating dtype (0 for others): a sum of k terms in another order differs
-// by at most about k of them times the sum of the terms' magnitudes.
-double unit_roundoff(DType d) {
-  switch (d) {
-    case tl::kFloat16:
-      return 0x1.0p-11;
-    case tl::kBFloat16:
-      return 0x1.0p-8;
-    case tl::kFloat32:
-      return 0x1.0p-24;
-    case tl::kFloat64:
-      return 0x1.0p-53;
-    default:
-      return 0;
-  }
-}
+using tl_test::unit_roundoff;  // 0 for the exact dtypes: their sums must match exactly
 
 // scatter_add (self[p with dim = index[p]] += src[p] over index's positions) and index_add
 // (self.select(dim, index[i]) += source.select(dim, i)), with torch's checks; 0-dim tensors act
