@@ -245,20 +245,9 @@ void launch_rows_kernel(const T* in, T* out, const RowPlan& p, int threads, cuda
     check_launch(s, "softmax_rows_kernel");
     return;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.dynamicSmemBytes = 0;
-  config.stream = s;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(p.cluster);
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  const ClusterLaunch launch(grid, static_cast<unsigned>(threads), 0, p.cluster, s);
   const cudaError_t err =
-      cudaLaunchKernelEx(&config, softmax_rows_kernel<T, kVec, kLoads>, in, out, p);
+      cudaLaunchKernelEx(&launch.config, softmax_rows_kernel<T, kVec, kLoads>, in, out, p);
   check_launched(err, s, "softmax_rows_kernel");
 }
 

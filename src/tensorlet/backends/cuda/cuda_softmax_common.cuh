@@ -1,6 +1,7 @@
-// Device pieces the softmax kernels share (cuda_softmax.cu, cuda_softmax_split.cu): exp and log of
-// the compute type, torch's NaN-propagating max, block and cluster reductions that give every
-// thread the same result, and the 16-byte vector of elements the row kernels load and store.
+// Pieces the softmax kernels share (cuda_softmax.cu, cuda_softmax_split.cu): exp and log of the
+// compute type, torch's NaN-propagating max, block and cluster reductions that give every thread
+// the same result, the 16-byte vector of elements the row kernels load and store, and the host's
+// description of a cluster launch.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -98,6 +99,30 @@ __device__ __forceinline__ void cluster_wait() {
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) Pack {
   T v[kVec];
+};
+
+// A launch of `grid` blocks in clusters of `cluster` along x, as cudaLaunchKernelEx and
+// cudaOccupancyMaxActiveClusters take it. config points at this object's own attribute, so it is
+// neither copied nor moved.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute{};
+  cudaLaunchConfig_t config{};
+
+  ClusterLaunch(unsigned grid, unsigned threads, size_t shared_bytes, int cluster,
+                cudaStream_t stream) {
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
 }  // namespace tensorlet::cuda::softmax_impl

@@ -351,19 +351,9 @@ class SplitKernel {
       TL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel(), kThreads, bytes));
       n *= f.sms;
     } else {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(static_cast<unsigned>(cluster));
-      config.blockDim = dim3(kThreads);
-      config.dynamicSmemBytes = bytes;
-      cudaLaunchAttribute attribute{};
-      attribute.id = cudaLaunchAttributeClusterDimension;
-      attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-      attribute.val.clusterDim.y = 1;
-      attribute.val.clusterDim.z = 1;
-      config.attrs = &attribute;
-      config.numAttrs = 1;
+      const ClusterLaunch launch(static_cast<unsigned>(cluster), kThreads, bytes, cluster, nullptr);
       // A size the device cannot place is an error here, not a throw: that size is not used.
-      if (cudaOccupancyMaxActiveClusters(&n, kernel(), &config) != cudaSuccess) {
+      if (cudaOccupancyMaxActiveClusters(&n, kernel(), &launch.config) != cudaSuccess) {
         (void)cudaGetLastError();
         n = 0;
       }
@@ -409,19 +399,9 @@ bool launch_split(const T* in, T* out, int64_t rows, int64_t n, bool log, int de
       check_launch(stream, "softmax_split_kernel");
       return true;
     }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = bytes;
-    config.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    const cudaError_t err = cudaLaunchKernelEx(&config, softmax_split_kernel<T, kVec>, in, out, p);
+    const ClusterLaunch launch(grid, kThreads, bytes, cluster, stream);
+    const cudaError_t err =
+        cudaLaunchKernelEx(&launch.config, softmax_split_kernel<T, kVec>, in, out, p);
     check_launched(err, stream, "softmax_split_kernel");
     return true;
   }
