@@ -1,6 +1,7 @@
 // Multi-GPU benchmark, row M1: 20 000 matmuls of 100x100 float32 on GPU 0, on GPU 1, and on both
 // issued from one host thread, eagerly and as CUDA graphs of kRound matmuls (one per device,
-// replayed alternately); both should take well under the sum of the two.
+// replayed alternately); both should take well under the sum of the two. Beside them, the floors
+// of one thread measured in the same run: raw kernel launches and raw cublasSgemm calls.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <tensorlet/tensorlet.h>
 
@@ -48,11 +50,68 @@ std::vector<double> interleaved_medians(int reps, int warmup,
 using tl_bench::fmt;
 using tl_bench::row;
 
-// The raw floor's runtime calls, checked.
+// The raw floors' runtime and cuBLAS calls, checked.
 void ck(cudaError_t err, const char* what) {
   if (err != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(err));
 }
+void ck(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(status));
+}
+
+// What one host thread reaches calling cuBLAS itself, with no tensorlet in between: a handle per
+// device bound to a stream of its own with a 32 MiB workspace (as tensorlet's), operands and
+// output allocated once, cublasSgemm of 100x100 (default math: no TF32, as the rows above).
+class RawCublas {
+ public:
+  RawCublas() {
+    for (int d = 0; d < 2; ++d) {
+      ck(cudaSetDevice(d), "cudaSetDevice");
+      ck(cudaStreamCreateWithFlags(&stream_[d], cudaStreamNonBlocking), "cudaStreamCreate");
+      ck(cublasCreate(&handle_[d]), "cublasCreate");
+      ck(cublasSetStream(handle_[d], stream_[d]), "cublasSetStream");
+      ck(cudaMalloc(&workspace_[d], kWorkspace), "cudaMalloc");
+      ck(cublasSetWorkspace(handle_[d], workspace_[d], kWorkspace), "cublasSetWorkspace");
+      ck(cudaMalloc(&a_[d], kN * kN * sizeof(float)), "cudaMalloc");
+      ck(cudaMalloc(&c_[d], kN * kN * sizeof(float)), "cudaMalloc");
+      ck(cudaMemset(a_[d], 0, kN * kN * sizeof(float)), "cudaMemset");
+    }
+  }
+  ~RawCublas() {
+    for (int d = 0; d < 2; ++d) {
+      (void)cudaSetDevice(d);
+      (void)cudaStreamSynchronize(stream_[d]);
+      (void)cublasDestroy(handle_[d]);
+      (void)cudaFree(workspace_[d]);
+      (void)cudaFree(a_[d]);
+      (void)cudaFree(c_[d]);
+      (void)cudaStreamDestroy(stream_[d]);
+    }
+  }
+  RawCublas(const RawCublas&) = delete;
+  RawCublas& operator=(const RawCublas&) = delete;
+
+  void run_on(int d, int count) {
+    (void)cudaSetDevice(d);
+    const float one = 1.f, zero = 0.f;
+    for (int i = 0; i < count; ++i)
+      (void)cublasSgemm(handle_[d], CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &one, a_[d], kN, a_[d],
+                        kN, &zero, c_[d], kN);
+  }
+  void synchronize() {
+    for (int d = 0; d < 2; ++d) ck(cudaStreamSynchronize(stream_[d]), "cudaStreamSynchronize");
+  }
+
+ private:
+  static constexpr int kN = 100;
+  static constexpr size_t kWorkspace = size_t{32} << 20;
+  cudaStream_t stream_[2] = {};
+  cublasHandle_t handle_[2] = {};
+  void* workspace_[2] = {};
+  float* a_[2] = {};
+  float* c_[2] = {};
+};
 
 }  // namespace
 
@@ -163,6 +222,30 @@ int main() {
         "%.2f us per launch on both; M1 eager %.2f against this floor's %.2f (%.2f x)\n",
         kMatmuls, kernel_ns / 1e3, r[2] / (2.0 * kMatmuls) * 1e6, t[2] / sum, r[2] / raw_sum,
         (t[2] / sum) / (r[2] / raw_sum));
+    // The floor of eager matmuls through cuBLAS: the same rounds, cublasSgemm called directly.
+    RawCublas raw_blas;
+    auto blas_on = [&](int d, int count) {
+      raw_blas.run_on(d, count);
+      raw_blas.synchronize();
+    };
+    const std::vector<double> rb =
+        interleaved_medians(7, 2,
+                            {[&] { blas_on(0, kMatmuls); }, [&] { blas_on(1, kMatmuls); },
+                             [&] {
+                               for (int done = 0; done < kMatmuls; done += kRound) {
+                                 raw_blas.run_on(0, kRound);
+                                 raw_blas.run_on(1, kRound);
+                               }
+                               raw_blas.synchronize();
+                             }});
+    const double raw_blas_sum = rb[0] + rb[1];
+    row("M1", "raw cublasSgemm, one thread, both", fmt("%.2f ms", rb[2] * 1e3),
+        fmt("gpu0 %.2f ms + ", rb[0] * 1e3) + fmt("gpu1 %.2f ms", rb[1] * 1e3),
+        rb[2] / raw_blas_sum, "(floor)", true);
+    std::printf(
+        "    cuBLAS's floor: %.2f us per cublasSgemm on both; M1 eager %.2f against it (%.2f x)\n",
+        rb[2] / (2.0 * kMatmuls) * 1e6, rb[2] / raw_blas_sum,
+        (t[2] / sum) / (rb[2] / raw_blas_sum));
     // Where the host's time goes: the time to enqueue one round of kRound ops (host clock, the
     // devices idle at the start, too few ops for the launch queue to fill), per op.
     auto issue_us = [&](const std::function<void()>& round) {
@@ -186,6 +269,12 @@ int main() {
         issue_us([&] { raw_on(0, kRound); }), issue_us([&] {
           raw_on(0, kRound / 2);
           raw_on(1, kRound / 2);
+        }));
+    std::printf(
+        "    host time to enqueue one raw cublasSgemm: %.2f us on GPU 0, %.2f us alternating\n",
+        issue_us([&] { raw_blas.run_on(0, kRound); }), issue_us([&] {
+          raw_blas.run_on(0, kRound / 2);
+          raw_blas.run_on(1, kRound / 2);
         }));
     for (int d = 0; d < 2; ++d) {
       (void)cudaSetDevice(d);
