@@ -8,10 +8,6 @@
 
 namespace tensorlet {
 
-bool is_host_scalar(const Tensor& t, Device device) {
-  return t.dim() == 0 && t.is_cpu() && !device.is_cpu();
-}
-
 Scalar host_scalar_value(const Tensor& t) {
   // Read straight from the tensor's memory: no host tensor, no copy kernel, no op of its own.
   return dispatch_dtype(t.dtype(), [&]<typename T>() { return Scalar(load<T>(t.data_ptr())); });
@@ -23,17 +19,9 @@ Tensor host_scalar_on(const Tensor& t, Device device, DType dtype) {
   return out;
 }
 
-Device common_device_of(std::initializer_list<const Tensor*> inputs) {
-  for (const Tensor* t : inputs)
-    if (t && !t->is_cpu()) return t->device();
-  return Device::cpu();
-}
-
-void check_inputs_on(const char* op, Device device, std::initializer_list<const Tensor*> inputs) {
-  for (const Tensor* t : inputs)
-    if (t && !(t->device() == device) && !is_host_scalar(*t, device))
-      fail<DeviceError>(op, "expected all tensors to be on the same device, but found ", device,
-                        " and ", t->device());
+void fail_input_device(const char* op, Device device, const Tensor& input) {
+  fail<DeviceError>(op, "expected all tensors to be on the same device, but found ", device,
+                    " and ", input.device());
 }
 
 }  // namespace tensorlet
