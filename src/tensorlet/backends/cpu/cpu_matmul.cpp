@@ -145,8 +145,9 @@ void blas_blocks(const MatRef<T>& a, const MatRef<T>& b, T* c, const Scale<T>& s
     const Range j = block_range(n, grid.cols, static_cast<int>(i % grid.cols), kGemmColAlign);
     if (r.begin == r.end || j.begin == j.end) continue;
     // Stated column-major: the direct kernel a row-major block would take reads its operands
-    // unpacked, and rows n floats apart (n a multiple of 256 above all) conflict in the caches; the
-    // packed path measured the same or faster at every n of the C8 sweep (bench/RESULTS.md).
+    // unpacked, which is slow for deep blocks (768^3, 1024^3) and where rows n floats apart
+    // conflict in the caches; the packed path measured within a few percent of it up to 512^3 and
+    // lets the split cover 768^3 and 1024^3 (C8 sweep, bench/RESULTS.md).
     blas_matmul<T>({a.ptr + r.begin * a.rs, r.end - r.begin, k, a.rs, a.cs},
                    {b.ptr + j.begin * b.cs, k, j.end - j.begin, b.rs, b.cs},
                    c + r.begin * n + j.begin, n, s, BlasStatement::ColMajor);
