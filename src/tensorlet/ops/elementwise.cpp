@@ -75,9 +75,6 @@ void check_device(const char* op, const Tensor& a, const Tensor& b) {
 Device common_device(const char* op, const Operand& a, const Operand& b) {
   if (a.tensor) check_defined(*a.tensor, op);
   if (b.tensor) check_defined(*b.tensor, op);
-  // The common case, decided at once: a number beside a tensor, or two tensors on one device.
-  if (!a.tensor) return b.tensor->device();
-  if (!b.tensor || a.tensor->device() == b.tensor->device()) return a.tensor->device();
   const Device device = common_device_of({a.tensor, b.tensor});
   check_inputs_on(op, device, {a.tensor, b.tensor});
   return device;
