@@ -111,15 +111,22 @@ void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStre
     const int threads =
         static_cast<int>(std::min<int64_t>(kSmallThreads, (group * mn + 31) / 32 * 32));
     const int64_t groups = (p.batch + group - 1) / group;
-    small_matmul_kernel<T>
-        <<<grid_for(groups, 1), threads, group * tile_bytes, s>>>(p, static_cast<int>(group));
-    check_launch(s, "small_matmul_kernel");
+    // cudaLaunchKernel returns the launch's error itself: no cudaGetLastError on this hot path
+    // (M1's eager matmuls are these kernels).
+    int group_arg = static_cast<int>(group);
+    void* args[] = {&p, &group_arg};
+    check_launched(cudaLaunchKernel(reinterpret_cast<const void*>(&small_matmul_kernel<T>),
+                                    dim3(grid_for(groups, 1)), dim3(threads), args,
+                                    static_cast<size_t>(group * tile_bytes), s),
+                   s, "small_matmul_kernel");
     return;
   }
   {  // integers of any size; floats of medium size (medium_product)
     const int64_t tiles = p.batch * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
-    tiled_matmul_kernel<T><<<grid_for(tiles, 1), dim3(kTile, kTile), 0, s>>>(p);
-    check_launch(s, "tiled_matmul_kernel");
+    void* args[] = {&p};
+    check_launched(cudaLaunchKernel(reinterpret_cast<const void*>(&tiled_matmul_kernel<T>),
+                                    dim3(grid_for(tiles, 1)), dim3(kTile, kTile), args, 0, s),
+                   s, "tiled_matmul_kernel");
   }
 }
 
