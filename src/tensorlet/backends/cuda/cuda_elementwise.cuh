@@ -387,7 +387,7 @@ struct Elementwise {
       void* params[] = {const_cast<Op*>(&op), &args};
       const cudaError_t err =
           launch_kernel(reinterpret_cast<const void*>(&elementwise_flat_kernel<Op, Out, In...>),
-                        dim3(grid_for(work, kElementwiseThreads)), dim3(kElementwiseThreads),
+                        dim3(grid_for(work, elementwise_threads())), dim3(elementwise_threads()),
                         params, 0, stream, args.dependent);
       check_launched(err, stream, "elementwise_flat_kernel");
       return;
@@ -428,7 +428,7 @@ struct Elementwise {
           void* params[] = {const_cast<Op*>(&op), &args};
           const cudaError_t err = launch_kernel(
               reinterpret_cast<const void*>(&elementwise_strided_kernel<Op, Out, In...>),
-              dim3(grid_for(count, kElementwiseThreads)), dim3(kElementwiseThreads), params, 0,
+              dim3(grid_for(count, elementwise_threads())), dim3(elementwise_threads()), params, 0,
               stream, dependent);
           check_launched(err, stream, "elementwise_strided_kernel");
         });

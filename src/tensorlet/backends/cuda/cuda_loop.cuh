@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "tensorlet/backends/coalesce.h"
@@ -17,7 +18,21 @@
 
 namespace tensorlet::cuda {
 
+// The largest block of the elementwise kernels (their launch bounds).
 constexpr int kElementwiseThreads = 256;
+
+// Threads per block of the elementwise kernels: 128. Blocks of 256 left float32 sin on 512^3 at
+// 0.977 of the copy on an H200 where 128 read 1.00 (scratch sweep, same run, 2026-11-28; PyTorch's
+// elementwise kernels use 128 too). TL_CUDA_ELEMENTWISE_THREADS (64, 128 or 256) measures the
+// others in one binary (bench_cuda G4, G9).
+inline int elementwise_threads() {
+  static const int threads = [] {
+    const char* v = std::getenv("TL_CUDA_ELEMENTWISE_THREADS");
+    const int n = v ? std::atoi(v) : 128;
+    return n == 64 || n == 256 ? n : 128;
+  }();
+  return threads;
+}
 
 // Offsets (in elements) of N operands for a row-major linear index over a common shape. Operand 0
 // is usually the output. Built on the host by make_indexer, passed to kernels by value.
