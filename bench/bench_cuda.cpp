@@ -1,6 +1,6 @@
-// CUDA benchmark: DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row (issue
-// 12), O1's softmax, O2's sorts, O3's topk, O4's cumsum and O5's scatter_add / index_add (issue
-// 14), G7/G8's CUDA graphs (issue 16), each against a raw floor measured in the same run.
+// CUDA benchmark: docs/DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row
+// (issue 12), O1's softmax, O2's sorts, O3's topk, O4's cumsum and O5's scatter_add / index_add
+// (issue 14), G7/G8's CUDA graphs (issue 16), each against a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 O2 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -307,7 +307,7 @@ double bench_elementwise(bool report) {
     const std::string floor = fmt("D2D copy %.0f GB/s", gbs[0]);
     for (size_t i = 2; i < list.size(); ++i)
       row("G4", std::string(list[i].name) + " on 512^3 float32", fmt("%.0f GB/s", gbs[i]), floor,
-          gbs[i] / gbs[0], ">= 0.9x", gbs[i] / gbs[0] >= 0.9);
+          gbs[i] / gbs[0], ">= 0.97x", gbs[i] / gbs[0] >= 0.97);
     std::printf("    for reference: raw float4 add kernel %.0f GB/s (%.2fx copy)\n", gbs[1],
                 gbs[1] / gbs[0]);
   }
@@ -563,8 +563,12 @@ void bench_softmax() {
       const double copy = 2 * bytes * kIters / t[0] / 1e9;
       const double gbs = 2 * bytes * kIters / t[1] / 1e9;  // reads x once, writes the result
       const std::string name = std::string(log ? "log_softmax" : "softmax") + "(-1) of ";
+      // Few long rows (one row split over several SMs) have their own target (issue 30).
+      const bool long_rows = shape[1] > 65536;
+      const double target = long_rows ? 0.85 : 0.9;
       row("O1", name + shape.str() + " float32", fmt("%.0f GB/s", gbs),
-          fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.9x", gbs / copy >= 0.9);
+          fmt("D2D copy %.0f GB/s", copy), gbs / copy, long_rows ? ">= 0.85x" : ">= 0.9x",
+          gbs / copy >= target);
       std::printf("    %s%s: %.1f us per call\n", name.c_str(), shape.str().c_str(),
                   t[1] / kIters * 1e6);
     }

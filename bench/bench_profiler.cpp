@@ -1,4 +1,4 @@
-// Profiler overhead benchmark: DESIGN.md rows P1 and P2 — the cost per op of 10x10 adds with no
+// Profiler overhead benchmark: docs/DESIGN.md rows P1 and P2 — the cost per op of 10x10 adds with no
 // profiler, a CPU-only profiler, CPU + CUDA activities (P1) and a CPU profiler with C++ call-site
 // stacks (with_stack, P2), on CPU tensors and (with a GPU) CUDA tensors.
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
-#include "tensorlet/core/op_scope.h"
+#include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/profiler/recorder.h"
 
 namespace tl = tensorlet;
@@ -206,7 +206,7 @@ double hook_ns() {
 
 int main() {
   const bool gpu = tl::cuda::is_available();
-  std::printf("tensorlet profiler overhead (DESIGN.md P1, P2): %d threads, %s%s\n",
+  std::printf("tensorlet profiler overhead (docs/DESIGN.md P1, P2): %d threads, %s%s\n",
               tl::get_num_threads(), cpu_model().c_str(), gpu ? ", cuda:0" : ", no CUDA GPU");
   std::printf(
       "%d adds per repetition; medians of %d interleaved repetitions after %d warm-up "

@@ -363,7 +363,7 @@ TEST_CASE("bad input: nn::Linear") {
   });
 }
 
-// Outside memory (ops/from_blob.h, io/dlpack.h), element access (core/accessor.h) and print
+// Outside memory (ops/from_blob.h, io/dlpack.h), element access (tensor/accessor.h) and print
 // options. Rows capture nothing: the wrapped memory is a global.
 static float g_blob[16] = {};
 TEST_CASE("bad input: tl::from_blob, DLPack, accessors and print options") {

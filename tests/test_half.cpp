@@ -1,4 +1,4 @@
-// tl::Half and tl::BFloat16 (core/half.h), bit-exact: every float16 and bfloat16 bit pattern
+// tl::Half and tl::BFloat16 (tensor/half.h), bit-exact: every float16 and bfloat16 bit pattern
 // decodes and round-trips, every midpoint between neighbours rounds to even, a sample of float32
 // bit patterns rounds as an independent reference (double arithmetic) says, and a table of
 // torch's own conversions matches.
@@ -13,7 +13,7 @@
 #include <string>
 #include <type_traits>
 
-#include "tensorlet/core/half.h"
+#include "tensorlet/tensor/half.h"
 
 namespace {
 

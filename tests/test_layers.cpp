@@ -1,5 +1,7 @@
-// The layering rule of ARCHITECTURE.md, checked on the source tree: no file includes a header of a
-// layer above its own (core < backends < ops < distributed, parallel, nn, profiler < benchmark).
+// The layout docs/DESIGN.md names and the layering rule of ARCHITECTURE.md, checked on the source
+// tree: src/ holds one folder per layer, include/tensorlet is src/ under the name users include,
+// and no file includes a header of a layer above its own (tensor < backends < ops < distributed,
+// parallel, nn, profiler, io < benchmark).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -14,12 +16,12 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"core", 0}, {"backends", 1}, {"ops", 2}, {"distributed", 3}, {"parallel", 3},
-    {"nn", 3},   {"profiler", 3}, {"io", 3},  {"benchmark", 4},
+    {"tensor", 0}, {"backends", 1}, {"ops", 2}, {"distributed", 3}, {"parallel", 3},
+    {"nn", 3},     {"profiler", 3}, {"io", 3},  {"benchmark", 4},
 };
 
-// The library folder of a quoted include (`#include "tensorlet/core/dtype.h"` gives "core"), or ""
-// for any other line. Parsed by hand: GCC 12 at -O1 with ASan warns inside std::regex
+// The library folder of a quoted include (`#include "tensorlet/tensor/dtype.h"` gives "tensor"), or
+// "" for any other line. Parsed by hand: GCC 12 at -O1 with ASan warns inside std::regex
 // (maybe-uninitialized).
 std::string included_folder(const std::string& line) {
   size_t i = line.find_first_not_of(" \t");
@@ -41,7 +43,7 @@ std::string included_folder(const std::string& line) {
 }  // namespace
 
 TEST_CASE("layers: no include runs from a lower layer to a higher one") {
-  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src" / "tensorlet";
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
   REQUIRE(fs::is_directory(src));
   int files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(src)) {
@@ -64,20 +66,55 @@ TEST_CASE("layers: no include runs from a lower layer to a higher one") {
   CHECK(files > 100);
 }
 
-TEST_CASE("layers: every folder of src/tensorlet/ has a layer") {
+TEST_CASE("layers: every folder of src/ has a layer") {
   // A new folder missing from kLayer would escape the check above.
-  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src" / "tensorlet";
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
   for (const auto& entry : fs::directory_iterator(src)) {
     if (!entry.is_directory()) continue;
-    INFO("src/tensorlet/", entry.path().filename().string(),
-         "/ is not in kLayer (and ARCHITECTURE.md)");
+    INFO("src/", entry.path().filename().string(), "/ is not in kLayer (and ARCHITECTURE.md)");
     CHECK(kLayer.count(entry.path().filename().string()) == 1);
   }
 }
 
+TEST_CASE("layers: the top level is the design's layout") {
+  const fs::path root(TL_SOURCE_ROOT);
+  for (const char* layer : {"tensor", "backends", "profiler", "ops", "io", "distributed",
+                            "parallel", "nn", "benchmark"}) {
+    INFO("src/", layer);
+    CHECK(fs::is_directory(root / "src" / layer));
+  }
+  CHECK(fs::is_regular_file(root / "src" / "tensorlet.h"));
+  // The library is not one level down, nor under the old name of its data model.
+  CHECK_FALSE(fs::exists(root / "src" / "tensorlet"));
+  CHECK_FALSE(fs::exists(root / "src" / "core"));
+  for (const char* top : {"tests", "examples", "bench", "docs"}) {
+    INFO(top, "/");
+    CHECK(fs::is_directory(root / top));
+  }
+  for (const char* file : {"meson.build", "README.md", "ARCHITECTURE.md", "docs/DESIGN.md"}) {
+    INFO(file);
+    CHECK(fs::is_regular_file(root / file));
+  }
+}
+
+TEST_CASE("layers: include/ holds tensorlet alone, and it is src/") {
+  // The tree's include path is what an installed copy's is: `tensorlet/...` and nothing else, so
+  // no generic folder name (tensor/, ops/) can land on a user's include path.
+  const fs::path include = fs::path(TL_SOURCE_ROOT) / "include";
+  REQUIRE(fs::is_directory(include));
+  int entries = 0;
+  for (const auto& entry : fs::directory_iterator(include)) {
+    ++entries;
+    CHECK(entry.path().filename() == "tensorlet");
+  }
+  CHECK(entries == 1);
+  CHECK(fs::equivalent(include / "tensorlet", fs::path(TL_SOURCE_ROOT) / "src"));
+  CHECK(fs::is_regular_file(include / "tensorlet" / "tensor" / "tensor.h"));
+}
+
 TEST_CASE("layers: library headers are included as tensorlet/..., as installed") {
   // Installed headers live in include/tensorlet/ and pkg-config adds only include/: an include
-  // written "core/shape.h" would build here and break for users.
+  // written "tensor/shape.h" would build here and break for users.
   const fs::path root(TL_SOURCE_ROOT);
   int checked = 0;
   for (const char* top : {"src", "tests", "examples", "bench"}) {

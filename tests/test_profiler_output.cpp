@@ -18,7 +18,7 @@
 
 #include "tensorlet/profiler/export.h"
 #include "tensorlet/profiler/profile.h"
-#include "tensorlet/core/error.h"
+#include "tensorlet/tensor/error.h"
 #include "trace_format.h"
 
 namespace tp = tensorlet::profiler;

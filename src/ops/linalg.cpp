@@ -1,0 +1,209 @@
+// Matrix-product front-ends: PyTorch's matmul rules reduced to one batched [*, M, K] @ [*, K, N]
+// backend call; mm, bmm, dot and linear are checked special cases of it.
+#include "tensorlet/ops/linalg.h"
+
+#include "tensorlet/backends/backend.h"
+#include "tensorlet/backends/matmul_precision.h"
+#include "tensorlet/ops/out_arg.h"
+#include "tensorlet/tensor/op_scope.h"
+#include "tensorlet/tensor/broadcast.h"
+#include "tensorlet/ops/elementwise.h"
+
+namespace tensorlet {
+namespace {
+
+void check_pair(const char* op, const Tensor& a, const Tensor& b) {
+  check_defined(a, op);
+  check_defined(b, op);
+  if (a.device() != b.device())
+    fail<DeviceError>(op, "expected both inputs to be on the same device, got ", a.device(),
+                      " and ", b.device());
+  if (a.dtype() != b.dtype())
+    fail<DTypeError>(op, "expected both inputs to have the same dtype, got ", a.dtype(), " and ",
+                     b.dtype());
+  // Every numeric dtype, as PyTorch's CPU (its CUDA refuses integers; ours computes them).
+  if (!kNumericDTypes.contains(a.dtype()))
+    fail<DTypeError>(op, "not supported for dtype ", a.dtype());
+  if (a.dim() == 0 || b.dim() == 0)
+    fail<ShapeError>(op, "both arguments need at least 1 dimension, got ", a.dim(), "D and ",
+                     b.dim(), "D");
+}
+
+// matmul after check_pair: promotes 1-D operands to matrices, broadcasts batch dims, allocates
+// the output in its final shape and hands the backend a [*batch, M, N] view of it.
+// With `into` (matmul_out) the product is written there when it is contiguous, of the operands'
+// dtype and shares no memory with them (a product reads whole rows and columns), else computed
+// aside and copied in.
+Tensor matmul_checked(const char* op, const Tensor& a, const Tensor& b, Tensor* into = nullptr) {
+  const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
+  const int64_t m = a_vec ? 1 : a.shape()[a.dim() - 2];
+  const int64_t k = a.shape()[a.dim() - 1];
+  const int64_t kb = b_vec ? b.shape()[0] : b.shape()[b.dim() - 2];
+  const int64_t n = b_vec ? 1 : b.shape()[b.dim() - 1];
+  if (k != kb) fail<ShapeError>(op, "inner dimensions differ: ", a.shape(), " @ ", b.shape());
+
+  Backend& backend = backend_for(a.device());
+  auto allocate = [&](const Shape& shape) {
+    if (!into) return make_tensor(shape, a.dtype(), a.device());
+    Tensor t = out_target(op, *into, shape, a.dtype(), a.device(), {&a, &b});
+    const bool shares = t.storage() == a.storage() || t.storage() == b.storage();
+    return t.is_contiguous() && !shares ? t : make_tensor(shape, a.dtype(), a.device());
+  };
+  // The common 2-D case skips every intermediate view: it is most of the cost of a 3x3 product.
+  if (a.dim() == 2 && b.dim() == 2) {
+    Tensor out = allocate({m, n});
+    backend.matmul(a, b, out);
+    return into ? finish_out(*into, out) : out;
+  }
+
+  Shape batch_a, batch_b;
+  for (int64_t d = 0; d + 2 < a.dim(); ++d) batch_a.push_back(a.shape()[d]);
+  for (int64_t d = 0; d + 2 < b.dim(); ++d) batch_b.push_back(b.shape()[d]);
+  Shape batch;
+  try {
+    batch = broadcast_shapes(batch_a, batch_b, op);
+  } catch (const ShapeError&) {
+    fail<ShapeError>(op, "batch dimensions ", batch_a, " and ", batch_b,
+                     " cannot be broadcast: ", a.shape(), " @ ", b.shape());
+  }
+  Shape full_a = batch, full_b = batch, full_out = batch, result = batch;
+  full_a.push_back(m);
+  full_a.push_back(k);
+  full_b.push_back(k);
+  full_b.push_back(n);
+  full_out.push_back(m);
+  full_out.push_back(n);
+  if (!a_vec) result.push_back(m);
+  if (!b_vec) result.push_back(n);
+
+  Tensor a2 = a_vec ? a.unsqueeze(0) : a;
+  Tensor b2 = b_vec ? b.unsqueeze(1) : b;
+  if (a2.shape() != full_a) a2 = a2.expand(full_a);
+  if (b2.shape() != full_b) b2 = b2.expand(full_b);
+  Tensor out = allocate(result);
+  Tensor out_view = result == full_out
+                        ? out
+                        : make_view(out, full_out, contiguous_strides(full_out), out.offset());
+  backend.matmul(a2, b2, out_view);
+  return into ? finish_out(*into, out) : out;
+}
+
+// with_flops: one multiply and one add per term of each output element (2·M·N·K·batch); K is
+// the left operand's last extent, also when it is a vector.
+int64_t matmul_flops(const Tensor& a, const Tensor& out) {
+  return a.dim() == 0 ? 0 : 2 * out.numel() * a.shape().back();
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::matmul");
+  scope.inputs({&a, &b});
+  check_pair("tl::matmul", a, b);
+  Tensor out = matmul_checked("tl::matmul", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
+}
+
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::matmul");
+  scope.inputs({&a, &b});
+  check_pair("tl::matmul", a, b);
+  matmul_checked("tl::matmul", a, b, &out);
+  scope.flops(matmul_flops(a, out));
+  return out;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::mm");
+  scope.inputs({&a, &b});
+  check_pair("tl::mm", a, b);
+  if (a.dim() != 2 || b.dim() != 2)
+    fail<ShapeError>("tl::mm", "expected 2-D tensors, got ", a.shape(), " and ", b.shape());
+  Tensor out = matmul_checked("tl::mm", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::bmm");
+  scope.inputs({&a, &b});
+  check_pair("tl::bmm", a, b);
+  if (a.dim() != 3 || b.dim() != 3)
+    fail<ShapeError>("tl::bmm", "expected 3-D tensors, got ", a.shape(), " and ", b.shape());
+  if (a.shape()[0] != b.shape()[0])
+    fail<ShapeError>("tl::bmm", "batch sizes differ: ", a.shape(), " @ ", b.shape());
+  Tensor out = matmul_checked("tl::bmm", a, b);
+  scope.flops(matmul_flops(a, out));
+  return out;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  profiler::OpScope scope("tl::dot");
+  scope.inputs({&a, &b});
+  check_pair("tl::dot", a, b);
+  if (a.dim() != 1 || b.dim() != 1)
+    fail<ShapeError>("tl::dot", "expected 1-D tensors, got ", a.shape(), " and ", b.shape());
+  return matmul_checked("tl::dot", a, b);
+}
+
+// True when `from` broadcasts to exactly `to` (checked here rather than through broadcast_shapes
+// so the error can name the bias).
+static bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const int64_t lead = to.size() - from.size();
+  for (int64_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1 && from[d] != to[lead + d]) return false;
+  return true;
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  profiler::OpScope scope("tl::linear");
+  scope.inputs({&x, &w, b ? &*b : nullptr});
+  check_pair("tl::linear", x, w);
+  if (w.dim() > 2) fail<ShapeError>("tl::linear", "expected a 1-D or 2-D weight, got ", w.shape());
+  Tensor wt = w.t();
+  if (x.shape()[x.dim() - 1] != w.shape()[w.dim() - 1])
+    fail<ShapeError>("tl::linear", "inner dimensions differ: input ", x.shape(), " @ weight.T ",
+                     wt.shape());
+  Tensor out = matmul_checked("tl::linear", x, wt);
+  scope.flops(matmul_flops(x, out));
+  if (!b) return out;
+  check_defined(*b, "tl::linear");
+  if (b->device() != x.device())
+    fail<DeviceError>("tl::linear", "expected the bias on ", x.device(), ", got ", b->device());
+  if (b->dtype() != x.dtype())
+    fail<DTypeError>("tl::linear", "expected a ", x.dtype(), " bias, got ", b->dtype());
+  if (!broadcasts_to(b->shape(), out.shape()))
+    fail<ShapeError>("tl::linear", "bias of shape ", b->shape(),
+                     " does not broadcast to the output ", out.shape(), " (input ", x.shape(),
+                     ", weight ", w.shape(), ")");
+  out.add_(*b);
+  return out;
+}
+
+void set_float32_matmul_precision(std::string_view precision) {
+  if (precision == "highest")
+    set_matmul_precision(MatmulPrecision::Highest);
+  else if (precision == "high")
+    set_matmul_precision(MatmulPrecision::High);
+  else if (precision == "medium")
+    set_matmul_precision(MatmulPrecision::Medium);
+  else  // PyTorch only warns; a typo silently keeping full precision is worth an error
+    fail<Error>("tl::set_float32_matmul_precision",
+                "precision: expected \"highest\", \"high\" or \"medium\", got \"", precision, "\"");
+}
+
+std::string get_float32_matmul_precision() {
+  switch (matmul_precision()) {
+    case MatmulPrecision::High:
+      return "high";
+    case MatmulPrecision::Medium:
+      return "medium";
+    case MatmulPrecision::Highest:
+      break;
+  }
+  return "highest";
+}
+
+}  // namespace tensorlet

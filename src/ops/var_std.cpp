@@ -1,0 +1,61 @@
+// tl::var, tl::std, tl::var_mean, tl::std_mean: two-pass composites (the mean, then the squared
+// deviations from it), so a large mean does not cancel the variance away.
+#include <algorithm>
+
+#include "tensorlet/tensor/op_scope.h"
+#include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/numerics.h"
+#include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/reduce_mask.h"
+
+namespace tensorlet {
+
+namespace {
+
+// {var or std, mean} over dims; one op scope names the public function in every error.
+std::pair<Tensor, Tensor> moments(const char* name, const Tensor& x, const DimList& dims,
+                                  double correction, bool keepdim, bool take_sqrt) {
+  profiler::OpScope scope(name);
+  scope.inputs({&x});
+  check_defined(x, name);
+  if (!is_floating_point(x.dtype()))
+    fail<DTypeError>(name, "std and var only support floating point dtypes, got ", x.dtype(),
+                     "; convert it first, e.g. .to(tl::kFloat32)");
+  const std::vector<bool> mask = reduce_mask(x, dims, name);
+  int64_t count = 1;  // N: elements per output
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (mask[d]) count *= x.shape()[d];
+  // The deviations are taken from the mean in a wider type than x (float32 in float64, as torch's
+  // CPU accumulates; float16/bfloat16 in float32), rounded once at the end: a mean rounded to
+  // x's type first would shift every deviation by its rounding error (for float32 values near
+  // 1e4 spread by 1e-2, a variance off by 1e-3 relative).
+  const Tensor in =
+      x.to(x.dtype() == kFloat32 ? kFloat64 : (is_reduced_float(x.dtype()) ? kFloat32 : x.dtype()));
+  const Tensor mean_kept = mean(in, dims, true);
+  const Tensor deviation = in - mean_kept;
+  // max(0, N - correction): N <= correction divides by 0, giving inf, or NaN for 0 / 0, as torch.
+  const double divisor = std::max(0.0, static_cast<double>(count) - correction);
+  Tensor result = sum(deviation * deviation, dims, keepdim) / divisor;
+  if (take_sqrt) result = sqrt(result);
+  const Tensor m = keepdim ? mean_kept : mean_kept.view(result.shape());
+  return {result.to(x.dtype()), m.to(x.dtype())};
+}
+
+}  // namespace
+
+Tensor var(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
+  return moments("tl::var", x, dims, correction, keepdim, false).first;
+}
+Tensor std(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
+  return moments("tl::std", x, dims, correction, keepdim, true).first;
+}
+std::pair<Tensor, Tensor> var_mean(const Tensor& x, const DimList& dims, double correction,
+                                   bool keepdim) {
+  return moments("tl::var_mean", x, dims, correction, keepdim, false);
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& x, const DimList& dims, double correction,
+                                   bool keepdim) {
+  return moments("tl::std_mean", x, dims, correction, keepdim, true);
+}
+
+}  // namespace tensorlet

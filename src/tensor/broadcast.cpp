@@ -1,0 +1,23 @@
+// NumPy broadcasting of shapes.
+#include "tensorlet/tensor/broadcast.h"
+
+#include <algorithm>
+
+namespace tensorlet {
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  if (a == b) return a;
+  int64_t n = std::max(a.size(), b.size());
+  Shape out = Shape::filled(n, 1);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail<ShapeError>(op, "shapes ", a, " and ", b, " cannot be broadcast together (dim ", i, ": ",
+                       da, " vs ", db, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+}  // namespace tensorlet
