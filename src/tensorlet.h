@@ -1,6 +1,8 @@
 // tensorlet: the one header users include.
 #pragma once
 
+#include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/autograd/engine.h"
 #include "tensorlet/backends/cuda/cuda.h"
 #include "tensorlet/backends/cuda/graph.h"
 #include "tensorlet/distributed/distributed.h"
@@ -15,6 +17,7 @@
 #include "tensorlet/tensor/dtype.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/tensor/error.h"
+#include "tensorlet/tensor/grad_mode.h"
 #include "tensorlet/io/dlpack.h"
 #include "tensorlet/io/npy.h"
 #include "tensorlet/io/npz.h"

@@ -1,7 +1,7 @@
 // The layout docs/DESIGN.md names and the layering rule of ARCHITECTURE.md, checked on the source
 // tree: src/ holds one folder per layer, include/tensorlet is src/ under the name users include,
-// and no file includes a header of a layer above its own (tensor < backends < ops < distributed,
-// parallel, nn, profiler, io < benchmark).
+// and no file includes a header of a layer above its own (tensor < backends < ops, autograd <
+// distributed, parallel, nn, profiler, io < benchmark).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"tensor", 0}, {"backends", 1}, {"ops", 2}, {"distributed", 3}, {"parallel", 3},
+    {"tensor", 0}, {"backends", 1}, {"ops", 2}, {"autograd", 2}, {"distributed", 3}, {"parallel", 3},
     {"nn", 3},     {"profiler", 3}, {"io", 3},  {"benchmark", 4},
 };
 

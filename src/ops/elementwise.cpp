@@ -2,6 +2,10 @@
 // to the backend's unary/binary/where kernels, plus Tensor's in-place add_/sub_/mul_/div_.
 #include "tensorlet/ops/elementwise.h"
 
+#include <optional>
+
+#include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/autograd/inplace.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/broadcast.h"
@@ -151,10 +155,22 @@ void check_integer_divisor(BinaryOp op, const char* name, DType compute, const E
   if (zero) fail<Error>(name, "ZeroDivisionError: integer division or modulo by zero");
 }
 
+// out= forms are not differentiable, as torch's: refused when an input requires grad.
+[[noreturn]] void no_out_with_grad(const char* name) {
+  fail<Error>(name,
+              "functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad.");
+}
+
 // op(a, b) into a new tensor, or with `into` (the out= forms) into that tensor.
 Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, Tensor* into = nullptr) {
   const char* name = binary_op_name(op);
   profiler::OpScope scope(name);
+  // When recording, the op's own conversions and broadcasts stay below autograd: its one node
+  // has the whole op's derivative.
+  const bool record = autograd::should_record({a.tensor, b.tensor});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   scope.inputs({a.tensor, b.tensor});
   Device device = common_device(name, a, b);
   DType compute = compute_dtype(op, name, a, b);
@@ -168,9 +184,14 @@ Tensor binary_op(BinaryOp op, const Operand& a, const Operand& b, Tensor* into =
   const ElementwiseArg tb = prepare(b, compute, device, shape, hb, keep);
   check_integer_divisor(op, name, compute, tb, shape);
   const DType dtype = output_dtype_for(output_rule(op), compute);
+  if (into && record) no_out_with_grad(name);
   Tensor out = into ? out_target(name, *into, shape, dtype, device, {a.tensor, b.tensor})
                     : make_tensor(shape, dtype, device);
   if (out.numel() > 0) backend_for(device).binary(op, ta, tb, out);
+  if (record)
+    autograd::record_binary(op, a.tensor ? *a.tensor : Tensor(), b.tensor ? *b.tensor : Tensor(),
+                            out, 1, a.tensor ? 0 : a.scalar.to<double>(),
+                            b.tensor ? 0 : b.scalar.to<double>());
   return into ? finish_out(*into, out) : out;
 }
 
@@ -215,6 +236,9 @@ Tensor scaled_op(BinaryOp op, const Tensor& a, const Operand& b, Scalar alpha) {
   const char* name = binary_op_name(op);
   profiler::OpScope scope(name);
   scope.inputs({&a, b.tensor});
+  const bool record = autograd::should_record({&a, b.tensor});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   Device device = common_device(name, of(a), b);
   const DType compute = compute_dtype(op, name, of(a), b);
   const Scalar scale = kernel_alpha(op, name, compute, alpha);
@@ -227,6 +251,7 @@ Tensor scaled_op(BinaryOp op, const Tensor& a, const Operand& b, Scalar alpha) {
   const Tensor& tb = prepare(db.defined() ? db : *b.tensor, compute, shape, hb);
   Tensor out = make_tensor(shape, compute, device);
   if (out.numel() > 0) backend_for(device).add_scaled(ta, tb, scale, out);
+  if (record) autograd::record_binary(op, a, *b.tensor, out, alpha.to<double>());
   return out;
 }
 
@@ -267,6 +292,8 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& g
                        common);
   }
   check_writable(name, self);
+  if (given.tensor && autograd::should_record({given.tensor}))
+    autograd::check_inplace(name, self, {given.tensor});
   if (self.numel() == 0) return self;
 
   // `other` may share self's memory. Read at the same index it is harmless; any other geometry
@@ -335,6 +362,9 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
 Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into = nullptr) {
   const char* name = unary_op_name(op);
   profiler::OpScope scope(name);
+  const bool record = autograd::should_record({&a});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   scope.inputs({&a});
   check_defined(a, name);
   if (!supported_dtypes(op).contains(a.dtype())) unsupported(name, a.dtype());
@@ -343,9 +373,11 @@ Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into = nullptr) {
   Tensor holder;
   const Tensor& in = dtype == a.dtype() ? a : (holder = a.to(dtype));
   const DType out_dtype = output_dtype_for(rule, dtype);
+  if (into && record) no_out_with_grad(name);
   Tensor out = into ? out_target(name, *into, a.shape(), out_dtype, a.device(), {&a})
                     : make_tensor(a.shape(), out_dtype, a.device());
   if (out.numel() > 0) backend_for(a.device()).unary(op, in, out);
+  if (record) autograd::record_unary(op, a, out);
   return into ? finish_out(*into, out) : out;
 }
 

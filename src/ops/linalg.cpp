@@ -2,6 +2,7 @@
 // backend call; mm, bmm, dot and linear are checked special cases of it.
 #include "tensorlet/ops/linalg.h"
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/matmul_precision.h"
 #include "tensorlet/ops/out_arg.h"
@@ -100,8 +101,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::matmul");
   scope.inputs({&a, &b});
   check_pair("tl::matmul", a, b);
-  Tensor out = matmul_checked("tl::matmul", a, b);
+  const bool record = autograd::should_record({&a, &b});
+  Tensor out;
+  {
+    AutoGradMode below(GradMode::is_enabled() && !record);
+    out = matmul_checked("tl::matmul", a, b);
+  }
   scope.flops(matmul_flops(a, out));
+  if (record) autograd::record_matmul(a, b, out);
   return out;
 }
 
@@ -120,8 +127,14 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_pair("tl::mm", a, b);
   if (a.dim() != 2 || b.dim() != 2)
     fail<ShapeError>("tl::mm", "expected 2-D tensors, got ", a.shape(), " and ", b.shape());
-  Tensor out = matmul_checked("tl::mm", a, b);
+  const bool record = autograd::should_record({&a, &b});
+  Tensor out;
+  {
+    AutoGradMode below(GradMode::is_enabled() && !record);
+    out = matmul_checked("tl::mm", a, b);
+  }
   scope.flops(matmul_flops(a, out));
+  if (record) autograd::record_matmul(a, b, out);
   return out;
 }
 
@@ -133,8 +146,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     fail<ShapeError>("tl::bmm", "expected 3-D tensors, got ", a.shape(), " and ", b.shape());
   if (a.shape()[0] != b.shape()[0])
     fail<ShapeError>("tl::bmm", "batch sizes differ: ", a.shape(), " @ ", b.shape());
-  Tensor out = matmul_checked("tl::bmm", a, b);
+  const bool record = autograd::should_record({&a, &b});
+  Tensor out;
+  {
+    AutoGradMode below(GradMode::is_enabled() && !record);
+    out = matmul_checked("tl::bmm", a, b);
+  }
   scope.flops(matmul_flops(a, out));
+  if (record) autograd::record_matmul(a, b, out);
   return out;
 }
 

@@ -2,6 +2,8 @@
 // between writing into it and computing aside.
 #include "tensorlet/ops/out_arg.h"
 
+#include "tensorlet/autograd/inplace.h"
+
 #include "tensorlet/backends/backend.h"
 
 namespace tensorlet {
@@ -22,6 +24,7 @@ void check_writable(const char* op, const Tensor& t) {
   if (has_internal_overlap(t))
     fail<ShapeError>(op, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
                      t.shape(), " strides ", t.strides());
+  autograd::check_inplace(op, t);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Reduction front-ends: dim validation, output dtype and shape, empty inputs, then the backend.
 #include "tensorlet/ops/reduce.h"
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/out_arg.h"
@@ -147,14 +148,27 @@ ValuesIndices values_indices(ReduceOp op, ArgReduceOp arg, const char* name, con
 
 }  // namespace
 
+// sum and mean record one node each when a requires grad (the reduction itself below autograd).
+static Tensor differentiable_reduction(ReduceOp op, const char* name, const Tensor& a,
+                                       const DimList& dims, bool keepdim) {
+  if (!autograd::should_record({&a})) return reduce_op(op, name, a, dims, keepdim);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = reduce_op(op, name, a, dims, keepdim);
+  }
+  autograd::record_reduction(op == ReduceOp::Mean, a, dims, keepdim, out);
+  return out;
+}
+
 Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
+  return differentiable_reduction(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
 }
 Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
   return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
 }
 Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
+  return differentiable_reduction(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
 }
 Tensor max(const Tensor& a) { return reduce_op(ReduceOp::Max, "tl::max", a, {}, false); }
 Tensor min(const Tensor& a) { return reduce_op(ReduceOp::Min, "tl::min", a, {}, false); }

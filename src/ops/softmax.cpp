@@ -1,4 +1,5 @@
 // tl::softmax / tl::log_softmax front-ends: dtype rules, then one backend kernel.
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/numerics.h"
@@ -21,9 +22,15 @@ Tensor softmax_op(const char* name, const Tensor& x, int64_t dim, std::optional<
     fail<DTypeError>(name, "not implemented for dtype ", compute,
                      dtype ? " (the dtype argument)" : "",
                      "; softmax needs a floating dtype: pass dtype=tl::kFloat32 or convert first");
-  const Tensor in = x.to(compute).contiguous();
-  Tensor out = make_tensor(in.shape(), compute, in.device());
-  if (out.numel() > 0) backend_for(in.device()).softmax(in, x.dim() == 0 ? 0 : d, log, out);
+  const bool record = autograd::should_record({&x});
+  Tensor out;
+  {
+    AutoGradMode below(GradMode::is_enabled() && !record);
+    const Tensor in = x.to(compute).contiguous();
+    out = make_tensor(in.shape(), compute, in.device());
+    if (out.numel() > 0) backend_for(in.device()).softmax(in, x.dim() == 0 ? 0 : d, log, out);
+  }
+  if (record) autograd::record_softmax(log, x, x.dim() == 0 ? 0 : d, out);
   return out;
 }
 

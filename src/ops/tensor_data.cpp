@@ -1,4 +1,6 @@
 // Tensor methods that run a kernel: copies, fills, dtype and device conversions, host read-back.
+#include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/autograd/inplace.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/dispatch.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -37,6 +39,11 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
                        " cannot broadcast to destination shape ", shape());
     }
   }
+  // As the user's own call, copy_ from a tensor that requires grad would need a node; inside
+  // another op (a conversion of its input), the op records its own.
+  const char* outer = profiler::user_op();
+  const bool user_call = outer && std::string_view(outer) == "tl::copy_";
+  autograd::check_inplace("tl::copy_", *this, {user_call ? &src : nullptr});
   if (numel() == 0) return *this;
   // Overlapping self-copies (x.slice(...).copy_(x.slice(...))) go through a temporary.
   if (may_overlap(*this, source) &&
@@ -53,6 +60,7 @@ Tensor& Tensor::fill_(Scalar value) {
   // As torch: a fraction is truncated into an integer tensor (fill_(1.5) stores 1), but a value
   // outside the dtype's range is refused rather than wrapped (full({2}, 1e10, kInt32)).
   check_scalar_fits(profiler::user_op_or("tl::fill_"), "fill value", value, dtype());
+  autograd::check_inplace(profiler::user_op_or("tl::fill_"), *this);
   if (numel() > 0) backend_for(device()).fill(*this, value);
   return *this;
 }
@@ -73,6 +81,7 @@ Tensor Tensor::clone() const {
   scope.inputs({this});
   Tensor out = make_tensor(shape(), dtype(), device());
   if (numel() > 0) backend_for(device()).copy(*this, out);
+  if (autograd::should_record({this})) autograd::record_to(*this, out, "CloneBackward0");
   return out;
 }
 
@@ -97,7 +106,9 @@ Tensor Tensor::to(DType dtype) const {
   if (dtype == this->dtype()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
-  return converted(*this, dtype);
+  Tensor out = converted(*this, dtype);
+  if (autograd::should_record({this})) autograd::record_to(*this, out);
+  return out;
 }
 
 Tensor Tensor::to(Device device, bool non_blocking) const {
@@ -105,7 +116,9 @@ Tensor Tensor::to(Device device, bool non_blocking) const {
   if (device == this->device()) return *this;
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
-  return moved(*this, device, non_blocking);
+  Tensor out = moved(*this, device, non_blocking);
+  if (autograd::should_record({this})) autograd::record_to(*this, out);
+  return out;
 }
 
 Tensor Tensor::pin_memory() const {
@@ -126,7 +139,9 @@ Tensor Tensor::to(const TensorOptions& options) const {
   profiler::OpScope scope("tl::to");
   scope.inputs({this});
   const Tensor t = new_dtype ? converted(*this, options.dtype()) : *this;
-  return new_device ? moved(t, options.device(), false) : t;
+  Tensor out = new_device ? moved(t, options.device(), false) : t;
+  if (autograd::should_record({this})) autograd::record_to(*this, out);
+  return out;
 }
 
 template <ElementType T>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -31,6 +32,10 @@ class Storage {
   bool pinned() const { return pinned_; }
   // True for memory the library did not allocate.
   bool external() const { return external_; }
+  // Counts in-place writes (every view of the storage shares it), so that autograd can tell a
+  // tensor saved for backward was modified after it was saved (torch's version counter).
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   void* data_ = nullptr;
@@ -39,6 +44,7 @@ class Storage {
   Allocator* allocator_ = nullptr;
   bool pinned_ = false;
   bool external_ = false;
+  std::atomic<uint32_t> version_{0};
   std::function<void(void*)> release_;
 };
 

@@ -31,12 +31,20 @@ namespace tensorlet {
 template <typename T>
 concept ElementType = sizeof(dtype_of<T>) > 0;
 
+namespace autograd {
+struct AutogradMeta;  // src/autograd/autograd_meta.h
+class Node;
+}  // namespace autograd
+
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape shape;
   Shape strides;       // in elements
   int64_t offset = 0;  // in elements
   DType dtype = kFloat32;
+  // Autograd's state of this tensor (requires_grad, grad, grad_fn); null for a tensor autograd
+  // never saw, so an op checks one pointer per input to know it has nothing to record.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
 };
 
 struct ValuesIndices;
@@ -106,6 +114,34 @@ class Tensor {
   PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const&;
   template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
   PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
+
+  // ---- autograd (src/autograd/), LibTorch's names ----
+  // Whether gradients flow to (or through) this tensor; true for a floating leaf after
+  // requires_grad_() and for results of differentiable ops with such an input in grad mode.
+  bool requires_grad() const;
+  // Makes this leaf track gradients (or stop); DTypeError for a non-floating tensor, Error for a
+  // non-leaf asked to stop.
+  Tensor& requires_grad_(bool requires_grad = true);
+  // True unless the tensor is the result of a recorded op (it has a grad_fn).
+  bool is_leaf() const;
+  // The gradient accumulated by backward(); undefined until one reaches this tensor.
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  // Keeps the gradient of a non-leaf in grad() during backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // The node that computes this tensor's gradient's contributions (null for a leaf).
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  // Which output of grad_fn this tensor is.
+  uint32_t output_nr() const;
+  // Shares the data, outside any graph.
+  Tensor detach() const;
+  Tensor& detach_();
+  // Runs backward from this tensor: `gradient` may be left out for a one-element tensor.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
+  // The number of in-place writes to this tensor's storage (torch's _version).
+  uint32_t _version() const;
 
   // ---- views (share storage) ----
   // A list of integers is an IntArrayRef (tensor/int_array_ref.h), as in LibTorch: one integer

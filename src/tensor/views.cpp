@@ -2,10 +2,26 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tensorlet/tensor/autograd_hooks.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/tensor.h"
 
 namespace tensorlet {
+
+namespace {
+
+using autograd::ViewKind;
+
+// A view of a tensor autograd has seen goes to autograd's hook, which records its node when the
+// tensor requires grad in grad mode; any other view costs one pointer test.
+Tensor recorded(const Tensor& x, Tensor out, ViewKind kind, int64_t d0 = 0, int64_t d1 = 0,
+                int64_t d2 = 0, const std::vector<int64_t>& dims = {}) {
+  if (x.impl().autograd && autograd::detail::g_record_view)
+    autograd::detail::g_record_view(kind, x, out, d0, d1, d2, dims);
+  return out;
+}
+
+}  // namespace
 
 Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, int64_t offset) const {
   constexpr const char* op = "tl::as_strided";
@@ -31,7 +47,8 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, int64_t offset) 
       fail<ShapeError>(op, "Storage size calculation overflowed with sizes=", shape,
                        " and strides=", strides);
   }
-  if (n == 0) return make_view(*this, shape, strides, offset);  // reaches no element
+  if (n == 0)  // reaches no element
+    return recorded(*this, make_view(*this, shape, strides, offset), ViewKind::AsStrided);
   // The largest reachable element, offset + sum((size - 1) * stride), must lie in the storage.
   int64_t last = offset;
   for (int64_t i = 0; i < shape.size(); ++i) {
@@ -46,7 +63,7 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, int64_t offset) 
     fail<IndexError>(op, "sizes ", shape, ", strides ", strides, " and storage offset ", offset,
                      " reach element ", last, ", out of bounds for a storage of ", capacity,
                      " elements");
-  return make_view(*this, shape, strides, offset);
+  return recorded(*this, make_view(*this, shape, strides, offset), ViewKind::AsStrided);
 }
 
 // Fills in a single -1 of `shape` so that it has `numel` elements.
@@ -134,19 +151,19 @@ Tensor Tensor::view(IntArrayRef size) const {
     fail<ShapeError>("tl::view", "view size ", target,
                      " is not compatible with input tensor's size ", this->shape(), " and strides ",
                      this->strides(), "; use reshape() instead");
-  return make_view(*this, target, *strides, offset());
+  return recorded(*this, make_view(*this, target, *strides, offset()), ViewKind::View);
 }
 
 Tensor Tensor::reshape(IntArrayRef size) const {
   check_defined(*this, "tl::reshape");
   Shape target = infer_shape(Shape(size), numel(), "tl::reshape");
   if (auto strides = view_strides(this->shape(), this->strides(), target))
-    return make_view(*this, target, *strides, offset());
+    return recorded(*this, make_view(*this, target, *strides, offset()), ViewKind::Reshape);
   // Only the copying path is an op of its own (as aten::reshape over aten::clone), so that
   // errors of the copy (out of memory) name tl::reshape.
   profiler::OpScope scope("tl::reshape");
-  Tensor c = clone();
-  return make_view(c, target, contiguous_strides(target), 0);
+  Tensor c = detach().clone();
+  return recorded(*this, make_view(c, target, contiguous_strides(target), 0), ViewKind::Reshape);
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -179,7 +196,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   Shape s = shape(), st = strides();
   std::swap(s[dim0], s[dim1]);
   std::swap(st[dim0], st[dim1]);
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Transpose, dim0, dim1);
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
@@ -196,7 +213,8 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     s[i] = shape()[d];
     st[i] = strides()[d];
   }
-  return make_view(*this, s, st, offset());
+  std::vector<int64_t> order(dims.begin(), dims.end());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Permute, 0, 0, 0, order);
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
@@ -211,7 +229,7 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   int64_t off = offset() + index * st[dim];
   s.erase(dim);
   st.erase(dim);
-  return make_view(*this, s, st, off);
+  return recorded(*this, make_view(*this, s, st, off), ViewKind::Select, dim, index);
 }
 
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
@@ -236,7 +254,7 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   if (len > 1 && !checked_mul(st[dim], step, &st[dim]))
     fail<ShapeError>("tl::slice", "stride ", strides()[dim], " times step ", step,
                      " overflows int64");
-  return make_view(*this, s, st, off);
+  return recorded(*this, make_view(*this, s, st, off), ViewKind::Slice, dim, b, step);
 }
 
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
@@ -262,7 +280,7 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
   if (dim < this->dim() && !checked_mul(st[dim], s[dim], &new_stride)) new_stride = st[dim];
   s.insert(dim, 1);
   st.insert(dim, new_stride);
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Unsqueeze, dim);
 }
 
 Tensor Tensor::squeeze() const {
@@ -272,7 +290,7 @@ Tensor Tensor::squeeze() const {
       s.push_back(shape()[i]);
       st.push_back(strides()[i]);
     }
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Squeeze);
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
@@ -285,7 +303,7 @@ Tensor Tensor::squeeze(int64_t dim) const {
   Shape s = shape(), st = strides();
   s.erase(dim);
   st.erase(dim);
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Squeeze);
 }
 
 // Each listed dim (wrapped, once at most, as torch) goes when its size is 1; a 0-dim tensor
@@ -306,7 +324,7 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
       s.push_back(shape()[i]);
       st.push_back(strides()[i]);
     }
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Squeeze);
 }
 
 Tensor Tensor::expand(IntArrayRef target) const {
@@ -348,7 +366,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
   int64_t n = 0;
   if (!checked_numel(s, &n))
     fail<ShapeError>("tl::expand", "Storage size calculation overflowed with sizes=", s);
-  return make_view(*this, s, st, offset());
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::Expand);
 }
 
 }  // namespace tensorlet

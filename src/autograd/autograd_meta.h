@@ -1,0 +1,50 @@
+// A tensor's autograd state, and the helpers op front-ends use to record their node.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "tensorlet/tensor/grad_mode.h"
+#include "tensorlet/autograd/node.h"
+#include "tensorlet/tensor/tensor.h"
+
+namespace tensorlet::autograd {
+
+struct AutogradMeta {
+  bool requires_grad = false;  // a leaf's flag; a non-leaf requires grad through its grad_fn
+  bool retains_grad = false;
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;         // null for a leaf
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad, while a graph holds it
+  uint32_t output_nr = 0;                // which output of grad_fn
+};
+
+inline AutogradMeta* meta_of(const Tensor& t) {
+  return t.defined() ? t.impl().autograd.get() : nullptr;
+}
+// The tensor's state, made on first use.
+AutogradMeta& meta_for(const Tensor& t);
+
+inline bool requires_grad(const Tensor& t) {
+  const AutogradMeta* m = meta_of(t);
+  return m && (m->requires_grad || m->grad_fn);
+}
+
+// True when an op with these inputs records a node: grad mode is on and one of them requires
+// grad. The common case (no input was ever seen by autograd) is a load per input.
+inline bool should_record(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t && requires_grad(*t)) return true;
+  return false;
+}
+
+// Where a gradient for `t` goes: its grad_fn's input, its leaf accumulator, or nowhere.
+Edge gradient_edge(const Tensor& t);
+// The edges of a node's inputs, in order (a null pointer: an input that is not a tensor).
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+// Makes `output` the next output of `node`: its grad_fn, output_nr and the node's metadata.
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node);
+
+}  // namespace tensorlet::autograd

@@ -1,0 +1,312 @@
+// Derivatives of the elementwise ops: one entry per op of TL_BINARY_OPS / TL_UNARY_OPS that has a
+// gradient, with PyTorch's formulas and node names. A floating op without an entry raises
+// (no_derivative) rather than dropping the gradient.
+#include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/autograd/formula_node.h"
+#include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/factories.h"
+
+namespace tensorlet::autograd {
+
+namespace {
+
+// ---- binary ops ------------------------------------------------------------------------------
+
+struct BinaryDerivative {
+  const char* name;
+  bool reads_operands;  // the formula reads a and b (saved); add and sub read neither
+};
+
+// nullptr name: no derivative.
+BinaryDerivative binary_derivative(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add:
+      return {"AddBackward0", false};
+    case BinaryOp::Sub:
+      return {"SubBackward0", false};
+    case BinaryOp::Mul:
+      return {"MulBackward0", true};
+    case BinaryOp::Div:
+      return {"DivBackward0", true};
+    case BinaryOp::Pow:
+      return {"PowBackward1", true};
+    case BinaryOp::Maximum:
+      return {"MaximumBackward0", true};
+    case BinaryOp::Minimum:
+      return {"MinimumBackward0", true};
+    case BinaryOp::Atan2:
+      return {"Atan2Backward0", true};
+    case BinaryOp::Fmod:
+      return {"FmodBackward1", true};
+    case BinaryOp::Remainder:
+      return {"RemainderBackward1", true};
+    default:
+      return {nullptr, false};
+  }
+}
+
+// {d out/d a * g, d out/d b * g} for out = op(a, b), before any reduction to the inputs' shapes.
+// `need_a` / `need_b`: which are wanted; alpha: add/sub's factor on b.
+TensorList binary_grads(BinaryOp op, const Tensor& g, const Tensor& a, const Tensor& b,
+                        double alpha, bool need_a, bool need_b) {
+  Tensor da, db;
+  switch (op) {
+    case BinaryOp::Add:
+      da = g;
+      db = alpha == 1 ? g : mul(g, alpha);
+      break;
+    case BinaryOp::Sub:
+      da = g;
+      db = mul(g, -alpha);
+      break;
+    case BinaryOp::Mul:
+      if (need_a) da = mul(g, b);
+      if (need_b) db = mul(g, a);
+      break;
+    case BinaryOp::Div:
+      if (need_a) da = div(g, b);
+      if (need_b) db = neg(div(mul(g, a), mul(b, b)));
+      break;
+    case BinaryOp::Pow:
+      // d/da a^b = b a^(b-1), 0 where b == 0; d/db a^b = a^b log a, 0 where a == 0 and b >= 0
+      // (torch's conventions).
+      if (need_a) da = where(eq(b, 0.0), zeros_like(g), mul(g, mul(b, pow(a, sub(b, 1.0)))));
+      if (need_b)
+        db = where(logical_and(eq(a, 0.0), ge(b, 0.0)), zeros_like(g),
+                   mul(g, mul(pow(a, b), log(a))));
+      break;
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      // Ties split the gradient in halves, as torch.
+      const bool max = op == BinaryOp::Maximum;
+      const Tensor half_tie = mul(eq(a, b).to(g.dtype()), 0.5);
+      if (need_a) da = mul(g, add((max ? gt(a, b) : lt(a, b)).to(g.dtype()), half_tie));
+      if (need_b) db = mul(g, add((max ? gt(b, a) : lt(b, a)).to(g.dtype()), half_tie));
+      break;
+    }
+    case BinaryOp::Atan2: {
+      const Tensor r = add(mul(a, a), mul(b, b));
+      if (need_a) da = mul(g, div(b, r));
+      if (need_b) db = mul(g, neg(div(a, r)));
+      break;
+    }
+    case BinaryOp::Fmod:
+    case BinaryOp::Remainder:
+      da = g;
+      if (need_b) db = mul(g, neg(op == BinaryOp::Fmod ? trunc(div(a, b)) : floor(div(a, b))));
+      break;
+    default:
+      break;
+  }
+  return {da, db};
+}
+
+// An operand as the formula reads it: the saved tensor, or the scalar as a 0-dim tensor.
+Tensor operand(const FormulaNode& n, size_t i, DType dtype) {
+  Tensor t = n.saved(i);
+  return t.defined() ? t : full({}, n.reals[1 + i], TensorOptions(dtype));
+}
+
+TensorList binary_formula(const FormulaNode& n, const Tensor& g) {
+  const auto op = static_cast<BinaryOp>(n.ints[0]);
+  Tensor a, b;
+  if (binary_derivative(op).reads_operands) {
+    a = operand(n, 0, g.dtype());
+    b = operand(n, 1, g.dtype());
+  }
+  TensorList d = binary_grads(op, g, a, b, n.reals[0], n.needs_grad(0), n.needs_grad(1));
+  for (size_t i = 0; i < 2; ++i)
+    d[i] = n.needs_grad(i) && d[i].defined() ? reduce_to(d[i], n.input(i)) : Tensor();
+  return d;
+}
+
+// ---- unary ops -------------------------------------------------------------------------------
+
+struct UnaryDerivative {
+  const char* name;
+  bool reads_x, reads_y;  // the formula reads the input / the output
+};
+
+UnaryDerivative unary_derivative(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return {"NegBackward0", false, false};
+    case UnaryOp::Abs:
+      return {"AbsBackward0", true, false};
+    case UnaryOp::Exp:
+      return {"ExpBackward0", false, true};
+    case UnaryOp::Log:
+      return {"LogBackward0", true, false};
+    case UnaryOp::Sqrt:
+      return {"SqrtBackward0", false, true};
+    case UnaryOp::Sin:
+      return {"SinBackward0", true, false};
+    case UnaryOp::Cos:
+      return {"CosBackward0", true, false};
+    case UnaryOp::Tanh:
+      return {"TanhBackward0", false, true};
+    case UnaryOp::Sigmoid:
+      return {"SigmoidBackward0", false, true};
+    case UnaryOp::Relu:
+      return {"ReluBackward0", false, true};
+    case UnaryOp::Floor:
+      return {"FloorBackward0", false, false};
+    case UnaryOp::Ceil:
+      return {"CeilBackward0", false, false};
+    case UnaryOp::Trunc:
+      return {"TruncBackward0", false, false};
+    case UnaryOp::Round:
+      return {"RoundBackward0", false, false};
+    case UnaryOp::Sign:
+      return {"SignBackward0", false, false};
+    case UnaryOp::Reciprocal:
+      return {"ReciprocalBackward0", false, true};
+    case UnaryOp::Rsqrt:
+      return {"RsqrtBackward0", false, true};
+    case UnaryOp::Log1p:
+      return {"Log1PBackward0", true, false};
+    case UnaryOp::Expm1:
+      return {"Expm1Backward0", false, true};
+    case UnaryOp::Log2:
+      return {"Log2Backward0", true, false};
+    case UnaryOp::Log10:
+      return {"Log10Backward0", true, false};
+    case UnaryOp::Exp2:
+      return {"Exp2Backward0", false, true};
+    case UnaryOp::Erf:
+      return {"ErfBackward0", true, false};
+    case UnaryOp::Erfc:
+      return {"ErfcBackward0", true, false};
+    case UnaryOp::Tan:
+      return {"TanBackward0", false, true};
+    case UnaryOp::Sinh:
+      return {"SinhBackward0", true, false};
+    case UnaryOp::Cosh:
+      return {"CoshBackward0", true, false};
+    case UnaryOp::Asin:
+      return {"AsinBackward0", true, false};
+    case UnaryOp::Acos:
+      return {"AcosBackward0", true, false};
+    case UnaryOp::Atan:
+      return {"AtanBackward0", true, false};
+    case UnaryOp::Square:
+      return {"PowBackward0", true, false};
+    case UnaryOp::Silu:
+      return {"SiluBackward0", true, false};
+    default:
+      return {nullptr, false, false};
+  }
+}
+
+constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+constexpr double kLn2 = 0.6931471805599453;
+constexpr double kLn10 = 2.302585092994046;
+
+// d out/d x * g for out = op(x) = y.
+Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return neg(g);
+    case UnaryOp::Abs:
+      return mul(g, sign(x));
+    case UnaryOp::Exp:
+      return mul(g, y);
+    case UnaryOp::Log:
+      return div(g, x);
+    case UnaryOp::Sqrt:
+      return div(g, mul(y, 2.0));
+    case UnaryOp::Sin:
+      return mul(g, cos(x));
+    case UnaryOp::Cos:
+      return mul(g, neg(sin(x)));
+    case UnaryOp::Tanh:
+      return mul(g, sub(1.0, mul(y, y)));
+    case UnaryOp::Sigmoid:
+      return mul(g, mul(y, sub(1.0, y)));
+    case UnaryOp::Relu:
+      return mul(g, gt(y, 0.0).to(g.dtype()));
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Trunc:
+    case UnaryOp::Round:
+    case UnaryOp::Sign:
+      return zeros_like(g);
+    case UnaryOp::Reciprocal:
+      return mul(g, neg(mul(y, y)));
+    case UnaryOp::Rsqrt:
+      return mul(g, mul(pow(y, 3.0), -0.5));
+    case UnaryOp::Log1p:
+      return div(g, add(x, 1.0));
+    case UnaryOp::Expm1:
+      return mul(g, add(y, 1.0));
+    case UnaryOp::Log2:
+      return div(g, mul(x, kLn2));
+    case UnaryOp::Log10:
+      return div(g, mul(x, kLn10));
+    case UnaryOp::Exp2:
+      return mul(g, mul(y, kLn2));
+    case UnaryOp::Erf:
+      return mul(g, mul(exp(neg(mul(x, x))), kTwoOverSqrtPi));
+    case UnaryOp::Erfc:
+      return mul(g, mul(exp(neg(mul(x, x))), -kTwoOverSqrtPi));
+    case UnaryOp::Tan:
+      return mul(g, add(mul(y, y), 1.0));
+    case UnaryOp::Sinh:
+      return mul(g, cosh(x));
+    case UnaryOp::Cosh:
+      return mul(g, sinh(x));
+    case UnaryOp::Asin:
+      return div(g, sqrt(sub(1.0, mul(x, x))));
+    case UnaryOp::Acos:
+      return neg(div(g, sqrt(sub(1.0, mul(x, x)))));
+    case UnaryOp::Atan:
+      return div(g, add(mul(x, x), 1.0));
+    case UnaryOp::Square:
+      return mul(g, mul(x, 2.0));
+    case UnaryOp::Silu: {
+      const Tensor s = sigmoid(x);
+      return mul(g, mul(s, add(mul(x, sub(1.0, s)), 1.0)));
+    }
+    default:
+      return {};
+  }
+}
+
+TensorList unary_formula(const FormulaNode& n, const Tensor& g) {
+  const auto op = static_cast<UnaryOp>(n.ints[0]);
+  return {reduce_to(unary_grad(op, g, n.saved(0), n.saved(1)), n.input(0))};
+}
+
+}  // namespace
+
+void no_derivative(const char* op) {
+  fail<Error>(op, "the derivative of ", op,
+              " is not implemented yet (an input requires grad: compute it under "
+              "tl::NoGradGuard, or on detach()ed inputs)");
+}
+
+void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
+                   double a_value, double b_value) {
+  if (!is_floating_point(out.dtype())) return;  // comparisons, logical and integer results
+  const BinaryDerivative d = binary_derivative(op);
+  if (!d.name) no_derivative(binary_op_name(op));
+  const Tensor* pa = a.defined() ? &a : nullptr;
+  const Tensor* pb = b.defined() ? &b : nullptr;
+  auto node = record_node(d.name, binary_formula, {pa, pb}, out);
+  node->ints = {static_cast<int64_t>(op)};
+  node->reals = {alpha, a_value, b_value};
+  node->save(d.reads_operands ? a : Tensor());
+  node->save(d.reads_operands ? b : Tensor());
+}
+
+void record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  const UnaryDerivative d = unary_derivative(op);
+  if (!d.name) no_derivative(unary_op_name(op));
+  auto node = record_node(d.name, unary_formula, {&x}, out);
+  node->ints = {static_cast<int64_t>(op)};
+  node->save(d.reads_x ? x : Tensor());
+  node->save(d.reads_y ? out : Tensor(), true);
+}
+
+}  // namespace tensorlet::autograd

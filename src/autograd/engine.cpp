@@ -1,0 +1,292 @@
+// The backward engine: counts each node's dependencies from the roots, then runs nodes as their
+// gradients complete, later nodes first (torch's order), on the calling thread. Kernels go to the
+// streams the backward ops pick, as in the forward (asynchronous on CUDA).
+#include "tensorlet/autograd/engine.h"
+
+#include <map>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/factories.h"
+
+namespace tensorlet::autograd {
+
+namespace {
+
+struct ByLaterFirst {
+  bool operator()(const Node* a, const Node* b) const {
+    return a->sequence_nr() < b->sequence_nr();
+  }
+};
+
+Tensor accumulate(const Tensor& sum, const Tensor& g) { return sum.defined() ? add(sum, g) : g; }
+
+bool is_leaf_edge(const Edge& e) { return dynamic_cast<AccumulateGrad*>(e.function.get()); }
+
+// The gradient a root starts with: the given one (checked against the root), or ones for a
+// one-element root.
+Tensor root_gradient(const char* api, const Tensor& root, const Tensor* given, size_t i) {
+  if (!given || !given->defined()) {
+    if (root.numel() != 1)
+      fail<Error>(api, "grad can be implicitly created only for scalar outputs (output ", i,
+                  " has shape ", root.shape(), ")");
+    return ones_like(root);
+  }
+  if (given->shape() != root.shape())
+    fail<ShapeError>(api, "Mismatch in shape: grad_output[", i, "] has a shape of ", given->shape(),
+                     " and output[", i, "] has a shape of ", root.shape());
+  if (given->device() != root.device())
+    fail<DeviceError>(api, "grad_output[", i, "] is on ", given->device(), " but output[", i,
+                      "] is on ", root.device());
+  if (is_floating_point(root.dtype()) != is_floating_point(given->dtype()))
+    fail<DTypeError>(api, "grad_output[", i, "] has dtype ", given->dtype(), " but output[", i,
+                     "] has dtype ", root.dtype());
+  return *given;
+}
+
+struct Capture {
+  Edge edge;
+  Tensor grad;
+};
+
+// One backward call over the graph reachable from `roots`.
+class GraphTask {
+ public:
+  GraphTask(const char* api, bool keep_graph, bool create_graph)
+      : api_(api), keep_graph_(keep_graph), create_graph_(create_graph) {}
+
+  // captures: edges whose gradient is collected (autograd::grad, backward's inputs=); only the
+  // nodes on a path to one of them run. Empty: every reachable node runs.
+  void run(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads,
+           std::vector<Capture>* captures, bool accumulate_captured) {
+    count_dependencies(roots);
+    if (captures) mark_needed(roots, *captures);
+    for (size_t i = 0; i < roots.size(); ++i) deliver(roots[i], root_grads[i], captures);
+    std::priority_queue<Node*, std::vector<Node*>, ByLaterFirst> ready;
+    for (const Edge& r : roots)
+      if (dependencies_[r.function.get()] == 0 && queued_.insert(r.function.get()).second)
+        ready.push(r.function.get());
+    AutoGradMode mode(create_graph_);
+    while (!ready.empty()) {
+      Node* node = ready.top();
+      ready.pop();
+      TensorList inputs = take_inputs(node);
+      // retain_grad() outputs keep their gradient in grad() (backward only: grad() accumulates
+      // nothing).
+      if (accumulate_captured)
+        for (const auto& [nr, weak] : node->retained_outputs())
+          if (std::shared_ptr<TensorImpl> impl = weak.lock()) {
+            AutogradMeta& m = meta_for(Tensor(impl));
+            const Tensor g = create_graph_ ? inputs[nr] : inputs[nr].detach();
+            m.grad = m.grad.defined() ? add(m.grad, g) : g;
+          }
+      const bool runs = !captures || needed_.count(node);
+      if (runs && !(captures && !accumulate_captured && is_captured_accumulator(node, *captures))) {
+        TensorList outputs = node->apply(std::move(inputs));
+        const auto& edges = node->next_edges();
+        if (!dynamic_cast<AccumulateGrad*>(node) && outputs.size() != edges.size())
+          fail<Error>(api_, "function ", node->name(), " returned ", outputs.size(),
+                      " gradients, expected ", edges.size());
+        for (size_t k = 0; k < outputs.size(); ++k) {
+          if (!edges[k].is_valid()) continue;
+          check_gradient(*node, edges[k], outputs[k]);
+          deliver(edges[k], outputs[k], captures);
+        }
+      }
+      if (!keep_graph_) node->release_variables();
+      for (const Edge& e : node->next_edges()) {
+        if (!e.is_valid()) continue;
+        Node* next = e.function.get();
+        if (--dependencies_[next] == 0 && queued_.insert(next).second) ready.push(next);
+      }
+    }
+  }
+
+ private:
+  void count_dependencies(const std::vector<Edge>& roots) {
+    std::vector<Node*> stack;
+    std::unordered_set<Node*> seen;
+    for (const Edge& r : roots)
+      if (seen.insert(r.function.get()).second) stack.push_back(r.function.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges()) {
+        if (!e.is_valid()) continue;
+        ++dependencies_[e.function.get()];
+        if (seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+      }
+    }
+  }
+
+  // needed_: nodes from which a captured edge can be reached (they must run).
+  void mark_needed(const std::vector<Edge>& roots, const std::vector<Capture>& captures) {
+    std::unordered_set<Node*> targets;
+    for (const Capture& c : captures) targets.insert(c.edge.function.get());
+    std::unordered_map<Node*, bool> memo;
+    // Iterative post-order: a node is needed when one of its edges leads to a target or to a
+    // needed node.
+    std::vector<std::pair<Node*, size_t>> stack;
+    for (const Edge& r : roots) {
+      if (memo.count(r.function.get())) continue;
+      stack.push_back({r.function.get(), 0});
+      memo[r.function.get()] = false;
+      while (!stack.empty()) {
+        auto& [n, k] = stack.back();
+        const auto& edges = n->next_edges();
+        if (k < edges.size()) {
+          Node* next = edges[k++].function.get();
+          if (next && !memo.count(next)) {
+            memo[next] = false;
+            stack.push_back({next, 0});
+          }
+          continue;
+        }
+        bool needed = false;
+        for (const Edge& e : edges)
+          if (e.is_valid() && (targets.count(e.function.get()) || memo[e.function.get()]))
+            needed = true;
+        memo[n] = needed;
+        if (needed) needed_.insert(n);
+        stack.pop_back();
+      }
+    }
+  }
+
+  static bool is_captured_accumulator(Node* node, const std::vector<Capture>& captures) {
+    if (!dynamic_cast<AccumulateGrad*>(node)) return false;
+    for (const Capture& c : captures)
+      if (c.edge.function.get() == node) return true;
+    return false;
+  }
+
+  void check_gradient(const Node& node, const Edge& e, const Tensor& g) const {
+    if (!g.defined()) return;
+    const InputMeta& want = e.function->input_meta(e.input_nr);
+    if (g.shape() != want.shape)
+      fail<ShapeError>(api_, "Function ", node.name(), " returned an invalid gradient: got shape ",
+                       g.shape(), " but expected shape ", want.shape);
+    if (g.device() != want.device)
+      fail<DeviceError>(api_, "Function ", node.name(), " returned a gradient on ", g.device(),
+                        " but expected ", want.device);
+  }
+
+  void deliver(const Edge& e, const Tensor& g, std::vector<Capture>* captures) {
+    if (!g.defined()) return;
+    if (captures)
+      for (Capture& c : *captures)
+        if (c.edge.function == e.function && c.edge.input_nr == e.input_nr)
+          c.grad = accumulate(c.grad, g);
+    TensorList& buffer = buffers_[e.function.get()];
+    if (buffer.size() < e.function->num_inputs()) buffer.resize(e.function->num_inputs());
+    buffer[e.input_nr] = accumulate(buffer[e.input_nr], g);
+  }
+
+  // The node's gradients, with zeros for outputs no gradient reached.
+  TensorList take_inputs(Node* node) {
+    TensorList inputs = std::move(buffers_[node]);
+    buffers_.erase(node);
+    inputs.resize(node->num_inputs());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].defined()) continue;
+      const InputMeta& m = node->input_meta(i);
+      inputs[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
+    }
+    return inputs;
+  }
+
+  const char* api_;
+  bool keep_graph_;
+  bool create_graph_;
+  std::unordered_map<Node*, int> dependencies_;
+  std::unordered_map<Node*, TensorList> buffers_;
+  std::unordered_set<Node*> needed_;
+  std::unordered_set<Node*> queued_;
+};
+
+std::vector<Edge> root_edges(const char* api, const std::vector<Tensor>& outputs) {
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].defined()) fail<Error>(api, "output ", i, " is an undefined tensor");
+    Edge e = gradient_edge(outputs[i]);
+    if (!e.is_valid())
+      fail<Error>(api, "element ", i,
+                  " of tensors does not require grad and does not have a grad_fn");
+    edges.push_back(std::move(e));
+  }
+  return edges;
+}
+
+std::vector<Tensor> root_grads(const char* api, const std::vector<Tensor>& outputs,
+                               const std::vector<Tensor>& grad_outputs) {
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
+    fail<Error>(api, "got ", grad_outputs.size(), " gradients for ", outputs.size(), " outputs");
+  std::vector<Tensor> grads;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    grads.push_back(
+        root_gradient(api, outputs[i], grad_outputs.empty() ? nullptr : &grad_outputs[i], i));
+  return grads;
+}
+
+std::vector<Capture> captures_of(const char* api, const std::vector<Tensor>& inputs) {
+  std::vector<Capture> captures;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) fail<Error>(api, "input ", i, " is an undefined tensor");
+    Edge e = gradient_edge(inputs[i]);
+    if (!e.is_valid()) fail<Error>(api, "One of the differentiated Tensors does not require grad");
+    captures.push_back(Capture{std::move(e), {}});
+  }
+  return captures;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+              std::optional<bool> retain_graph, bool create_graph,
+              const std::vector<Tensor>& inputs) {
+  const char* api = "tl::autograd::backward";
+  const std::vector<Edge> roots = root_edges(api, outputs);
+  const std::vector<Tensor> grads = root_grads(api, outputs, grad_outputs);
+  GraphTask task(api, retain_graph.value_or(create_graph), create_graph);
+  if (inputs.empty()) {
+    task.run(roots, grads, nullptr, true);
+    return;
+  }
+  // Only into the given inputs: leaves through their accumulators, others into their .grad.
+  std::vector<Capture> captures = captures_of(api, inputs);
+  task.run(roots, grads, &captures, true);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (is_leaf_edge(captures[i].edge) || !captures[i].grad.defined()) continue;
+    AutogradMeta& m = meta_for(inputs[i]);
+    Tensor g = create_graph ? captures[i].grad : captures[i].grad.detach();
+    m.grad = m.grad.defined() ? add(m.grad, g) : g;
+  }
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                         bool create_graph, bool allow_unused) {
+  const char* api = "tl::autograd::grad";
+  const std::vector<Edge> roots = root_edges(api, outputs);
+  const std::vector<Tensor> grads = root_grads(api, outputs, grad_outputs);
+  std::vector<Capture> captures = captures_of(api, inputs);
+  GraphTask task(api, retain_graph.value_or(create_graph), create_graph);
+  task.run(roots, grads, &captures, false);
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < captures.size(); ++i) {
+    if (!captures[i].grad.defined() && !allow_unused)
+      fail<Error>(api,
+                  "One of the differentiated Tensors appears to not have been used in the graph. "
+                  "Set allow_unused=true if this is the desired behavior (input ",
+                  i, ")");
+    result.push_back(create_graph || !captures[i].grad.defined() ? captures[i].grad
+                                                                 : captures[i].grad.detach());
+  }
+  return result;
+}
+
+}  // namespace tensorlet::autograd

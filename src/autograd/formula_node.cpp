@@ -1,0 +1,33 @@
+// Recording a FormulaNode, and reducing a broadcast gradient back to its input.
+#include "tensorlet/autograd/formula_node.h"
+
+#include "tensorlet/ops/reduce.h"
+
+namespace tensorlet::autograd {
+
+std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
+                                         std::initializer_list<const Tensor*> inputs,
+                                         const Tensor& out) {
+  auto node = std::make_shared<FormulaNode>(name, formula);
+  node->set_next_edges(collect_next_edges(inputs));
+  for (const Tensor* t : inputs) node->add_input(t);
+  set_history(out, node);
+  return node;
+}
+
+Tensor reduce_to(const Tensor& g, const InputMeta& meta) {
+  Tensor r = g;
+  if (r.shape() != meta.shape) {
+    const int64_t lead = r.dim() - static_cast<int64_t>(meta.shape.size());
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < r.dim(); ++d)
+      if (d < lead || (meta.shape[d - lead] == 1 && r.shape()[d] != 1)) dims.push_back(d);
+    if (!dims.empty()) r = sum(r, dims, true);
+    r = r.reshape(meta.shape);
+  }
+  if (r.dtype() != meta.dtype) r = r.to(meta.dtype);
+  if (r.device() != meta.device) r = r.to(meta.device);
+  return r;
+}
+
+}  // namespace tensorlet::autograd

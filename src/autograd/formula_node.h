@@ -1,0 +1,55 @@
+// The node every built-in derivative uses: a PyTorch name, a formula (a plain function), the
+// tensors it saved and the forward inputs' metadata.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tensorlet/autograd/autograd_meta.h"
+
+namespace tensorlet::autograd {
+
+class FormulaNode final : public Node {
+ public:
+  // grad: the gradient of the op's one output; returns one gradient per forward input (undefined
+  // for an input that needs none).
+  using Formula = TensorList (*)(const FormulaNode& node, const Tensor& grad);
+
+  FormulaNode(const char* name, Formula formula) : name_(name), formula_(formula) {}
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override { return formula_(*this, grads[0]); }
+  void release_variables() override {
+    for (SavedVariable& s : saved_) s.reset();
+  }
+
+  void save(const Tensor& t, bool is_output = false) { saved_.emplace_back(t, is_output); }
+  Tensor saved(size_t i) const { return saved_[i].unpack(*this); }
+  // Whether forward input i gets a gradient, and what it looked like.
+  bool needs_grad(size_t i) const { return next_edges()[i].is_valid(); }
+  const InputMeta& input(size_t i) const { return inputs_[i]; }
+  void add_input(const Tensor* t) {
+    inputs_.push_back(t ? InputMeta{t->shape(), t->dtype(), t->device()} : InputMeta{});
+  }
+
+  // Arguments of the forward the formula needs (dims, a scalar factor).
+  std::vector<int64_t> ints;
+  std::vector<double> reals;
+
+ private:
+  const char* name_;
+  Formula formula_;
+  std::vector<SavedVariable> saved_;
+  std::vector<InputMeta> inputs_;
+};
+
+// Records a FormulaNode for `out` with these forward inputs (null: not a tensor); the caller then
+// saves what the formula reads.
+std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
+                                         std::initializer_list<const Tensor*> inputs,
+                                         const Tensor& out);
+
+// `g` summed over the dims `meta`'s shape broadcast along, in meta's dtype: the gradient of an
+// input that was broadcast (and promoted) to the output.
+Tensor reduce_to(const Tensor& g, const InputMeta& meta);
+
+}  // namespace tensorlet::autograd

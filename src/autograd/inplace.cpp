@@ -1,0 +1,28 @@
+// In-place writes: the version counter, torch's leaf rule, and the not-yet-differentiable rest.
+#include "tensorlet/autograd/inplace.h"
+
+#include "tensorlet/autograd/autograd_meta.h"
+
+namespace tensorlet::autograd {
+
+void check_inplace(const char* op, const Tensor& self,
+                   std::initializer_list<const Tensor*> others) {
+  if (GradMode::is_enabled()) {
+    if (requires_grad(self)) {
+      if (self.is_leaf())
+        fail<Error>(op,
+                    "a leaf Variable that requires grad is being used in an in-place operation.");
+      fail<Error>(op,
+                  "in-place ops on a tensor that is part of an autograd graph are not "
+                  "differentiable yet; use the out-of-place op");
+    }
+    for (const Tensor* t : others)
+      if (t && requires_grad(*t))
+        fail<Error>(op,
+                    "in-place ops reading a tensor that requires grad are not differentiable "
+                    "yet; use the out-of-place op");
+  }
+  self.storage()->bump_version();
+}
+
+}  // namespace tensorlet::autograd

@@ -1,0 +1,101 @@
+// Nodes, saved tensors, leaf accumulation and the recording helpers of autograd_meta.h.
+#include <atomic>
+
+#include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/ops/elementwise.h"
+
+namespace tensorlet::autograd {
+
+namespace {
+// One counter for the process: sequence numbers order nodes made on different threads too.
+std::atomic<uint64_t> g_next_sequence_nr{0};
+}  // namespace
+
+Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+uint32_t Node::add_input_metadata(const Tensor& output) {
+  input_meta_.push_back(InputMeta{output.shape(), output.dtype(), output.device()});
+  return static_cast<uint32_t>(input_meta_.size() - 1);
+}
+
+SavedVariable::SavedVariable(const Tensor& tensor, bool is_output) : saved_(tensor.defined()) {
+  if (!saved_) return;
+  data_ = is_output ? tensor.detach() : tensor;
+  version_ = tensor.storage()->version();
+}
+
+Tensor SavedVariable::unpack(const Node& node) const {
+  if (released_)
+    fail<Error>("tl::Tensor::backward",
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call backward() or autograd::grad(). Specify "
+                "retain_graph=true if you need to backward through the graph a second time (",
+                node.name(), ")");
+  if (!saved_) return {};
+  if (data_.storage()->version() != version_)
+    fail<Error>("tl::Tensor::backward",
+                "one of the variables needed for gradient computation has been modified by an "
+                "inplace operation: [",
+                data_.dtype(), " ", data_.shape(), "], which is output 0 of ", node.name(),
+                ", is at version ", data_.storage()->version(), "; expected version ", version_,
+                " instead");
+  return data_;
+}
+
+void SavedVariable::reset() {
+  data_ = Tensor();
+  released_ = true;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) { add_input_metadata(leaf_); }
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  Tensor& g = grads[0];
+  AutogradMeta& m = meta_for(leaf_);
+  // With create_graph the gradient keeps its graph (for a second derivative); without, it is data.
+  Tensor incoming = GradMode::is_enabled() ? g : g.detach();
+  // grad() is a plain dense tensor, as torch's layout contract: never the stride-0 view a
+  // reduction's backward hands on.
+  if (!incoming.is_contiguous()) incoming = incoming.contiguous();
+  if (!m.grad.defined())
+    m.grad = incoming;
+  else
+    m.grad = add(m.grad, incoming);  // out of place: never writes into a tensor the user holds
+  return {};
+}
+
+AutogradMeta& meta_for(const Tensor& t) {
+  std::shared_ptr<AutogradMeta>& slot = t.mutable_impl().autograd;
+  if (!slot) slot = std::make_shared<AutogradMeta>();
+  return *slot;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta_of(t);
+  if (!m) return {};
+  if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  std::shared_ptr<Node> acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m->grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) edges.push_back(t ? gradient_edge(*t) : Edge{});
+  return edges;
+}
+
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
+  AutogradMeta& m = meta_for(output);
+  m.grad_fn = node;
+  m.requires_grad = false;
+  m.output_nr = node->add_input_metadata(output);
+}
+
+}  // namespace tensorlet::autograd

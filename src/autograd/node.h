@@ -1,0 +1,110 @@
+// The backward graph: a Node per recorded op, Edges to the nodes of its inputs, saved tensors.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensorlet/tensor/tensor.h"
+
+namespace tensorlet::autograd {
+
+using TensorList = std::vector<Tensor>;
+
+class Node;
+
+// Where a gradient goes: input `input_nr` of `function` (the forward output it belongs to).
+// An edge without a function leads nowhere (an input that needs no gradient).
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+  bool is_valid() const { return function != nullptr; }
+};
+
+// What a forward output looked like: the gradient backward hands the node for it must match
+// (and is zeros of this when no gradient reached it).
+struct InputMeta {
+  Shape shape;
+  DType dtype = kFloat32;
+  Device device;
+};
+
+// One recorded op's backward (torch::autograd::Node): apply() maps the gradients of the op's
+// outputs to the gradients of its inputs, in the order of next_edges(). Names are PyTorch's
+// ("MulBackward0"), so the profiler's backward rows and grad_fn()->name() read as torch's.
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  virtual std::string name() const = 0;
+  // grads[i] is the gradient of forward output i, shaped as input_meta(i); the result has one
+  // entry per next edge (undefined where that input needs no gradient).
+  virtual TensorList apply(TensorList&& grads) = 0;
+  // Frees what the node saved, after a backward that does not retain the graph.
+  virtual void release_variables() {}
+
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  const std::vector<Edge>& next_functions() const { return next_edges_; }  // LibTorch's name
+  size_t num_inputs() const { return input_meta_.size(); }
+  const InputMeta& input_meta(size_t i) const { return input_meta_[i]; }
+  // Increases with each node made on a thread: backward runs later nodes first (torch's order).
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+  // While recording: the edges to the inputs' nodes, and one forward output's metadata (its
+  // position among the node's inputs is returned).
+  void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
+  uint32_t add_input_metadata(const Tensor& output);
+
+  // retain_grad() on forward output `nr`: backward stores that output's gradient in its grad().
+  void retain_output(uint32_t nr, const std::shared_ptr<TensorImpl>& output) {
+    retained_.push_back({nr, output});
+  }
+  const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained_outputs() const {
+    return retained_;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
+  std::vector<Edge> next_edges_;
+  std::vector<InputMeta> input_meta_;
+  uint64_t sequence_nr_;
+};
+
+// A tensor a node keeps for backward. Unpacking checks that nothing wrote to it in place since
+// (its storage's version), and that the graph was not freed by an earlier backward. An output of
+// the node itself is kept without its autograd state: the node holding its own output's grad_fn
+// would be a reference cycle.
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& tensor, bool is_output);
+  // `node`: the node asking, named in the errors.
+  Tensor unpack(const Node& node) const;
+  void reset();
+
+ private:
+  Tensor data_;
+  uint32_t version_ = 0;
+  bool saved_ = false;
+  bool released_ = false;
+};
+
+// The node a leaf that requires grad feeds: it adds the incoming gradient into the leaf's grad()
+// (runs the leaf's hooks first).
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+  const Tensor& variable() const { return leaf_; }
+
+ private:
+  Tensor leaf_;
+};
+
+}  // namespace tensorlet::autograd

@@ -1,0 +1,101 @@
+// Tensor's autograd methods (tensor.h): requires_grad, grad, grad_fn, detach, backward.
+#include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/autograd/engine.h"
+
+namespace tensorlet {
+
+using autograd::AutogradMeta;
+using autograd::meta_for;
+using autograd::meta_of;
+
+bool Tensor::requires_grad() const { return autograd::requires_grad(*this); }
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  const char* name = "tl::Tensor::requires_grad_";
+  AutogradMeta* m = meta_of(*this);
+  if (m && m->grad_fn) {
+    if (!requires_grad)
+      fail<Error>(name,
+                  "you can only change requires_grad flags of leaf variables. If you want to use "
+                  "a computed variable in a subgraph that doesn't require differentiation use "
+                  "var_no_grad = var.detach().");
+    return *this;
+  }
+  if (requires_grad && !is_floating_point(dtype()))
+    fail<DTypeError>(name, "only Tensors of floating point dtype can require gradients (got ",
+                     dtype(), ")");
+  if (requires_grad || m) meta_for(*this).requires_grad = requires_grad;
+  return *this;
+}
+
+bool Tensor::is_leaf() const {
+  const AutogradMeta* m = meta_of(*this);
+  return !m || !m->grad_fn;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  const AutogradMeta* m = meta_of(*this);
+  return m ? m->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() { return meta_for(*this).grad; }
+
+void Tensor::retain_grad() const {
+  if (!requires_grad())
+    fail<Error>("tl::Tensor::retain_grad",
+                "can't retain_grad on Tensor that has requires_grad=false");
+  if (is_leaf()) return;  // a leaf keeps its gradient anyway
+  AutogradMeta& m = meta_for(*this);
+  if (m.retains_grad) return;
+  m.retains_grad = true;
+  m.grad_fn->retain_output(m.output_nr, impl_ptr());
+}
+
+bool Tensor::retains_grad() const {
+  const AutogradMeta* m = meta_of(*this);
+  return m && m->retains_grad;
+}
+
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  static const std::shared_ptr<autograd::Node> none;
+  const AutogradMeta* m = meta_of(*this);
+  return m ? m->grad_fn : none;
+}
+
+uint32_t Tensor::output_nr() const {
+  const AutogradMeta* m = meta_of(*this);
+  return m ? m->output_nr : 0;
+}
+
+Tensor Tensor::detach() const {
+  const TensorImpl& from = impl();
+  auto out = std::make_shared<TensorImpl>();
+  out->storage = from.storage;
+  out->shape = from.shape;
+  out->strides = from.strides;
+  out->offset = from.offset;
+  out->dtype = from.dtype;
+  return Tensor(std::move(out));
+}
+
+Tensor& Tensor::detach_() {
+  AutogradMeta* m = meta_of(*this);
+  if (m) {
+    m->grad_fn.reset();
+    m->requires_grad = false;
+    m->output_nr = 0;
+  }
+  return *this;
+}
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      const std::vector<Tensor>& inputs) const {
+  autograd::backward({*this},
+                     gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
+                     retain_graph, create_graph, inputs);
+}
+
+uint32_t Tensor::_version() const { return storage()->version(); }
+
+}  // namespace tensorlet
