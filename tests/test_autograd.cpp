@@ -306,6 +306,24 @@ TEST_CASE("autograd: sum, mean, matmul, views and to() against finite difference
     CHECK(gradcheck(
         "bmm", [](const Ts& t) { return tl::bmm(t[0], t[1]); }, {any({2, 2, 3}), any({2, 3, 2})},
         device));
+    CHECK(gradcheck(
+        "where", [](const Ts& t) { return tl::where(t[0] > 0.0, t[0], t[1]); },
+        {any({3, 4}), any({4})}, device));
+    CHECK(gradcheck(
+        "where scalar", [](const Ts& t) { return tl::where(t[0] > 0.0, t[0], 2.0); }, {any({5})},
+        device));
+    CHECK(gradcheck(
+        "cat",
+        [](const Ts& t) {
+          return tl::cat({t[0], t[1], t[0]}, 1);
+        },
+        {any({2, 3}), any({2, 1})}, device));
+    CHECK(gradcheck(
+        "stack",
+        [](const Ts& t) {
+          return tl::stack({t[0], t[1]}, 1);
+        },
+        {any({2, 3}), any({2, 3})}, device));
     // A small MLP's loss: every piece above in one graph.
     CHECK(gradcheck(
         "mlp",

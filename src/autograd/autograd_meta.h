@@ -40,6 +40,13 @@ inline bool should_record(std::initializer_list<const Tensor*> inputs) {
   return false;
 }
 
+inline bool any_requires_grad(const std::vector<Tensor>& tensors) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : tensors)
+    if (requires_grad(t)) return true;
+  return false;
+}
+
 // Where a gradient for `t` goes: its grad_fn's input, its leaf accumulator, or nowhere.
 Edge gradient_edge(const Tensor& t);
 // The edges of a node's inputs, in order (a null pointer: an input that is not a tensor).

@@ -20,6 +20,10 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keepdim,
                       const Tensor& out);
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+// where(cond, a, b) (a scalar operand: an undefined tensor).
+void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+// cat of `tensors` along dim (wrapped); stack is a cat of unsqueezed views.
+void record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
 // softmax / log_softmax of x along dim (wrapped), y = out.
 void record_softmax(bool log, const Tensor& x, int64_t dim, const Tensor& out);
 

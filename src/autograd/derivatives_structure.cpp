@@ -143,6 +143,29 @@ TensorList softmax_formula(const FormulaNode& n, const Tensor& g) {
   return {reduce_to(dx, n.input(0))};
 }
 
+// where: the gradient goes to a where cond holds, to b elsewhere.
+TensorList where_formula(const FormulaNode& n, const Tensor& g) {
+  const Tensor cond = n.saved(0);
+  TensorList d(2);
+  if (n.needs_grad(0)) d[0] = reduce_to(where(cond, g, 0.0), n.input(0));
+  if (n.needs_grad(1)) d[1] = reduce_to(where(cond, 0.0, g), n.input(1));
+  return d;
+}
+
+// cat: each input's slice of the gradient along the dim (an empty legacy [0] input gets none).
+TensorList cat_formula(const FormulaNode& n, const Tensor& g) {
+  const int64_t dim = n.ints[0];
+  TensorList d(n.ints.size() - 1);
+  int64_t offset = 0;
+  for (size_t i = 0; i + 1 < n.ints.size(); ++i) {
+    const int64_t size = n.ints[i + 1];
+    if (size < 0) continue;  // skipped input
+    if (n.needs_grad(i)) d[i] = reduce_to(g.narrow(dim, offset, size), n.input(i));
+    offset += size;
+  }
+  return d;
+}
+
 TensorList to_formula(const FormulaNode& n, const Tensor& g) { return {reduce_to(g, n.input(0))}; }
 
 }  // namespace
@@ -159,6 +182,24 @@ void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keep
   node->ints = {keepdim ? 1 : 0, mean ? 1 : 0};
   node->ints.insert(node->ints.end(), reduced.begin(), reduced.end());
   node->reals = {static_cast<double>(count)};
+}
+
+void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  auto node = record_node("WhereBackward0", where_formula,
+                          {a.defined() ? &a : nullptr, b.defined() ? &b : nullptr}, out);
+  node->save(cond);
+}
+
+void record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  auto node = record_node("CatBackward0", cat_formula, inputs, out);
+  node->ints = {dim};
+  // A legacy empty [0] input (skipped by cat) gets no gradient: size -1.
+  for (const Tensor& t : tensors)
+    node->ints.push_back(t.dim() == 1 && t.numel() == 0 && out.dim() != 1 ? -1 : t.shape()[dim]);
 }
 
 void record_softmax(bool log, const Tensor& x, int64_t dim, const Tensor& out) {

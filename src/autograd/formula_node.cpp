@@ -6,13 +6,24 @@
 namespace tensorlet::autograd {
 
 std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
-                                         std::initializer_list<const Tensor*> inputs,
+                                         const std::vector<const Tensor*>& inputs,
                                          const Tensor& out) {
   auto node = std::make_shared<FormulaNode>(name, formula);
-  node->set_next_edges(collect_next_edges(inputs));
-  for (const Tensor* t : inputs) node->add_input(t);
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) {
+    edges.push_back(t ? gradient_edge(*t) : Edge{});
+    node->add_input(t);
+  }
+  node->set_next_edges(std::move(edges));
   set_history(out, node);
   return node;
+}
+
+std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
+                                         std::initializer_list<const Tensor*> inputs,
+                                         const Tensor& out) {
+  return record_node(name, formula, std::vector<const Tensor*>(inputs), out);
 }
 
 Tensor reduce_to(const Tensor& g, const InputMeta& meta) {

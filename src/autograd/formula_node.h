@@ -47,6 +47,9 @@ class FormulaNode final : public Node {
 std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
                                          std::initializer_list<const Tensor*> inputs,
                                          const Tensor& out);
+std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula formula,
+                                         const std::vector<const Tensor*>& inputs,
+                                         const Tensor& out);
 
 // `g` summed over the dims `meta`'s shape broadcast along, in meta's dtype: the gradient of an
 // input that was broadcast (and promoted) to the output.

@@ -385,6 +385,9 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   const char* name = "tl::where";
   profiler::OpScope scope(name);
   scope.inputs({&cond, a.tensor, b.tensor});
+  const bool record = autograd::should_record({a.tensor, b.tensor});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   check_defined(cond, name);
   if (cond.dtype() != kBool)
     fail<DTypeError>(name, "expected a bool condition tensor, got dtype ", cond.dtype());
@@ -412,6 +415,9 @@ Tensor where_op(const Tensor& cond, const Operand& a, const Operand& b) {
   if (is_host_scalar(cond, device)) device_cond = host_scalar_on(cond, device, kBool);
   const Tensor& tc = prepare(device_cond.defined() ? device_cond : cond, kBool, shape, hc);
   backend.where(tc, ta, tb, out);
+  if (record)
+    autograd::record_where(cond, a.tensor ? *a.tensor : Tensor(), b.tensor ? *b.tensor : Tensor(),
+                           out);
   return out;
 }
 

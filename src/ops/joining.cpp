@@ -1,5 +1,6 @@
 // Joining front-ends: every function reduces to one checked cat, which the backend runs as a
 // single many-input copy.
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/ops/joining.h"
 
 #include "tensorlet/backends/backend.h"
@@ -63,6 +64,7 @@ Tensor cat_checked(const char* op, const std::vector<Tensor>& tensors, int64_t d
   }
   Tensor out = make_tensor(out_shape, dtype, device);
   if (out.numel() > 0) backend_for(device).cat(inputs, dim, out);
+  if (autograd::any_requires_grad(tensors)) autograd::record_cat(tensors, dim, out);
   return out;
 }
 
