@@ -324,6 +324,13 @@ TEST_CASE("autograd: sum, mean, matmul, views and to() against finite difference
           return tl::stack({t[0], t[1]}, 1);
         },
         {any({2, 3}), any({2, 3})}, device));
+    CHECK(gradcheck(
+        "clamp", [](const Ts& t) { return tl::clamp(t[0], -0.5, 0.7); }, {any({3, 4})}, device));
+    CHECK(gradcheck(
+        "dot", [](const Ts& t) { return tl::dot(t[0], t[1]); }, {any({4}), any({4})}, device));
+    CHECK(gradcheck(
+        "linear", [](const Ts& t) { return tl::linear(t[0], t[1], t[2]); },
+        {any({3, 4}), any({2, 4}), any({2})}, device));
     // A small MLP's loss: every piece above in one graph.
     CHECK(gradcheck(
         "mlp",

@@ -20,6 +20,9 @@ void record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
 void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keepdim,
                       const Tensor& out);
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
+// out = clamp(a, min, max) with bounds that need no gradient: the gradient passes where the
+// value was inside the bounds.
+void record_clamp(const Tensor& a, const Tensor& out);
 // where(cond, a, b) (a scalar operand: an undefined tensor).
 void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
 // cat of `tensors` along dim (wrapped); stack is a cat of unsqueezed views.

@@ -143,6 +143,12 @@ TensorList softmax_formula(const FormulaNode& n, const Tensor& g) {
   return {reduce_to(dx, n.input(0))};
 }
 
+// clamp: where the value was inside the bounds (out == a; NaN gets none, as torch's >= and <=).
+TensorList clamp_formula(const FormulaNode& n, const Tensor& g) {
+  const Tensor inside = eq(n.saved(1), n.saved(0));
+  return {reduce_to(where(inside, g, 0.0), n.input(0))};
+}
+
 // where: the gradient goes to a where cond holds, to b elsewhere.
 TensorList where_formula(const FormulaNode& n, const Tensor& g) {
   const Tensor cond = n.saved(0);
@@ -182,6 +188,13 @@ void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keep
   node->ints = {keepdim ? 1 : 0, mean ? 1 : 0};
   node->ints.insert(node->ints.end(), reduced.begin(), reduced.end());
   node->reals = {static_cast<double>(count)};
+}
+
+void record_clamp(const Tensor& a, const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  auto node = record_node("ClampBackward1", clamp_formula, {&a}, out);
+  node->save(a);
+  node->save(out, true);
 }
 
 void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {

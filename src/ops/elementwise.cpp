@@ -486,6 +486,12 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   profiler::OpScope scope(name);
   scope.inputs({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
   check_defined(a, name);
+  const bool record =
+      !into && autograd::should_record({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
+  if (record && autograd::should_record({lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr}))
+    autograd::no_derivative("tl::clamp (tensor bounds that require grad)");
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   if (!lo && !hi) fail<ShapeError>(name, "at least one of 'min' or 'max' must be given");
   Device device = a.device();
   Promotion promotion;
@@ -531,6 +537,7 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   }
   if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, device, shape, hhi), out);
   if (into && !direct) backend.copy(out, *into);
+  if (record) autograd::record_clamp(a, out);
   return into ? *into : out;
 }
 

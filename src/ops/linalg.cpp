@@ -163,7 +163,14 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   check_pair("tl::dot", a, b);
   if (a.dim() != 1 || b.dim() != 1)
     fail<ShapeError>("tl::dot", "expected 1-D tensors, got ", a.shape(), " and ", b.shape());
-  return matmul_checked("tl::dot", a, b);
+  const bool record = autograd::should_record({&a, &b});
+  Tensor out;
+  {
+    AutoGradMode below(GradMode::is_enabled() && !record);
+    out = matmul_checked("tl::dot", a, b);
+  }
+  if (record) autograd::record_matmul(a, b, out);
+  return out;
 }
 
 // True when `from` broadcasts to exactly `to` (checked here rather than through broadcast_shapes
@@ -185,7 +192,10 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
   if (x.shape()[x.dim() - 1] != w.shape()[w.dim() - 1])
     fail<ShapeError>("tl::linear", "inner dimensions differ: input ", x.shape(), " @ weight.T ",
                      wt.shape());
-  Tensor out = matmul_checked("tl::linear", x, wt);
+  // In a graph: the product and the bias add as two recorded ops (their derivatives compose);
+  // otherwise one product and the bias added in place.
+  const bool record = autograd::should_record({&x, &w, b ? &*b : nullptr});
+  Tensor out = record ? matmul(x, wt) : matmul_checked("tl::linear", x, wt);
   scope.flops(matmul_flops(x, out));
   if (!b) return out;
   check_defined(*b, "tl::linear");
@@ -197,6 +207,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
     fail<ShapeError>("tl::linear", "bias of shape ", b->shape(),
                      " does not broadcast to the output ", out.shape(), " (input ", x.shape(),
                      ", weight ", w.shape(), ")");
+  if (record) return add(out, *b);
   out.add_(*b);
   return out;
 }
