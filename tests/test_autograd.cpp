@@ -331,6 +331,15 @@ TEST_CASE("autograd: sum, mean, matmul, views and to() against finite difference
     CHECK(gradcheck(
         "linear", [](const Ts& t) { return tl::linear(t[0], t[1], t[2]); },
         {any({3, 4}), any({2, 4}), any({2})}, device));
+    CHECK(gradcheck(
+        "amax", [](const Ts& t) { return tl::amax(t[0], 1); }, {any({3, 4})}, device));
+    CHECK(gradcheck(
+        "amin keepdim", [](const Ts& t) { return tl::amin(t[0], 0, true); }, {any({3, 4})},
+        device));
+    CHECK(gradcheck(
+        "max", [](const Ts& t) { return t[0].max(); }, {any({3, 4})}, device));
+    CHECK(gradcheck(
+        "cumsum", [](const Ts& t) { return tl::cumsum(t[0], 1); }, {any({3, 4})}, device));
     // A small MLP's loss: every piece above in one graph.
     CHECK(gradcheck(
         "mlp",
@@ -346,4 +355,12 @@ TEST_CASE("autograd: ops without a derivative yet raise instead of dropping the 
   tl::Tensor x = leaf({4});
   check_throws<tl::Error>([&] { tl::floor_divide(x, 2.0); }, "not implemented");
   check_throws<tl::Error>([&] { x.as_strided({2}, {1}, 0); }, "not implemented");
+  check_throws<tl::Error>([&] { tl::max(x, 0); }, "not implemented");
+  check_throws<tl::Error>([&] { tl::cumprod(x, 0); }, "not implemented");
+  check_throws<tl::Error>([&] { tl::prod(x); }, "not implemented");
+  // Ties share the gradient of an extreme evenly, as torch's amax.
+  tl::Tensor t = tl::from_vector(std::vector<float>{1.0f, 3.0f, 3.0f});
+  t.requires_grad_();
+  tl::amax(t, 0).backward();
+  CHECK(values_of(t.grad()) == std::vector<double>{0.0, 0.5, 0.5});
 }

@@ -16,9 +16,13 @@ namespace tensorlet::autograd {
 void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out,
                    double alpha = 1, double a_value = 0, double b_value = 0);
 void record_unary(UnaryOp op, const Tensor& x, const Tensor& out);
-// sum / mean over dims (empty: all).
-void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keepdim,
+// sum / mean / amax-amin (max() and min() too) over dims (empty: all). The extremes share the
+// gradient evenly among ties, as torch's amax.
+enum class Reduction : uint8_t { Sum, Mean, Extreme };
+void record_reduction(Reduction kind, const Tensor& x, const DimList& dims, bool keepdim,
                       const Tensor& out);
+// cumsum of x along dim (wrapped).
+void record_cumsum(const Tensor& x, int64_t dim, const Tensor& out);
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // out = clamp(a, min, max) with bounds that need no gradient: the gradient passes where the
 // value was inside the bounds.

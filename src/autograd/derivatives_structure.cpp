@@ -9,6 +9,7 @@
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/scan.h"
 
 namespace tensorlet::autograd {
 
@@ -28,13 +29,30 @@ std::vector<int64_t> reduced_dims(const Tensor& x, const DimList& dims) {
 
 TensorList reduction_formula(const FormulaNode& n, const Tensor& g) {
   const InputMeta& x = n.input(0);
+  const auto kind = static_cast<Reduction>(n.ints[1]);
   Tensor r = g;
+  std::vector<int64_t> dims(n.ints.begin() + 2, n.ints.end());
   if (!n.ints[0])  // keepdim false: put the reduced dims back as size 1
-    for (size_t i = 2; i < n.ints.size(); ++i) r = r.unsqueeze(n.ints[i]);
-  if (n.ints[1]) r = div(r, n.reals[0]);  // mean: the count of reduced elements
+    for (int64_t d : dims) r = r.unsqueeze(d);
+  if (kind == Reduction::Mean) r = div(r, n.reals[0]);  // the count of reduced elements
+  if (kind == Reduction::Extreme) {
+    // Shared evenly among the elements equal to the extreme.
+    Tensor y = n.saved(1);
+    if (!n.ints[0])
+      for (int64_t d : dims) y = y.unsqueeze(d);
+    const Tensor hit = eq(n.saved(0), y).to(g.dtype());
+    r = div(mul(hit, r), sum(hit, dims, true));
+  }
   r = r.expand(x.shape);
   if (r.dtype() != x.dtype) r = r.to(x.dtype);
   return {r};
+}
+
+// cumsum: each input element feeds every later output, so its gradient is the reversed
+// cumulative sum of g: total - cumsum(g) + g.
+TensorList cumsum_formula(const FormulaNode& n, const Tensor& g) {
+  const int64_t dim = n.ints[0];
+  return {reduce_to(add(sub(sum(g, dim, true), cumsum(g, dim)), g), n.input(0))};
 }
 
 TensorList matmul_formula(const FormulaNode& n, const Tensor& g) {
@@ -176,16 +194,22 @@ TensorList to_formula(const FormulaNode& n, const Tensor& g) { return {reduce_to
 
 }  // namespace
 
-void record_reduction(bool mean, const Tensor& x, const DimList& dims, bool keepdim,
+void record_reduction(Reduction kind, const Tensor& x, const DimList& dims, bool keepdim,
                       const Tensor& out) {
   if (!is_floating_point(out.dtype())) return;
-  auto node = record_node(mean ? (dims.empty() ? "MeanBackward0" : "MeanBackward1")
-                               : (dims.empty() ? "SumBackward0" : "SumBackward1"),
-                          reduction_formula, {&x}, out);
+  const bool all = dims.empty();
+  const char* name = kind == Reduction::Mean  ? (all ? "MeanBackward0" : "MeanBackward1")
+                     : kind == Reduction::Sum ? (all ? "SumBackward0" : "SumBackward1")
+                                              : "AmaxBackward0";
+  auto node = record_node(name, reduction_formula, {&x}, out);
+  if (kind == Reduction::Extreme) {
+    node->save(x);
+    node->save(out, true);
+  }
   const std::vector<int64_t> reduced = reduced_dims(x, dims);
   int64_t count = 1;
   for (int64_t d : reduced) count *= x.shape()[d];
-  node->ints = {keepdim ? 1 : 0, mean ? 1 : 0};
+  node->ints = {keepdim ? 1 : 0, static_cast<int64_t>(kind)};
   node->ints.insert(node->ints.end(), reduced.begin(), reduced.end());
   node->reals = {static_cast<double>(count)};
 }
@@ -220,6 +244,12 @@ void record_softmax(bool log, const Tensor& x, int64_t dim, const Tensor& out) {
       record_node(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", softmax_formula, {&x}, out);
   node->ints = {dim, log ? 1 : 0};
   node->save(out, true);
+}
+
+void record_cumsum(const Tensor& x, int64_t dim, const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  auto node = record_node("CumsumBackward0", cumsum_formula, {&x}, out);
+  node->ints = {dim};
 }
 
 void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {

@@ -157,7 +157,10 @@ static Tensor differentiable_reduction(ReduceOp op, const char* name, const Tens
     NoGradGuard below;
     out = reduce_op(op, name, a, dims, keepdim);
   }
-  autograd::record_reduction(op == ReduceOp::Mean, a, dims, keepdim, out);
+  const autograd::Reduction kind = op == ReduceOp::Sum    ? autograd::Reduction::Sum
+                                   : op == ReduceOp::Mean ? autograd::Reduction::Mean
+                                                          : autograd::Reduction::Extreme;
+  autograd::record_reduction(kind, a, dims, keepdim, out);
   return out;
 }
 
@@ -165,24 +168,34 @@ Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
   return differentiable_reduction(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
 }
 Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
+  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
+    autograd::no_derivative("tl::prod");
   return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
 }
 Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
   return differentiable_reduction(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
 }
-Tensor max(const Tensor& a) { return reduce_op(ReduceOp::Max, "tl::max", a, {}, false); }
-Tensor min(const Tensor& a) { return reduce_op(ReduceOp::Min, "tl::min", a, {}, false); }
+Tensor max(const Tensor& a) {
+  return differentiable_reduction(ReduceOp::Max, "tl::max", a, {}, false);
+}
+Tensor min(const Tensor& a) {
+  return differentiable_reduction(ReduceOp::Min, "tl::min", a, {}, false);
+}
 ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) {
+  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
+    autograd::no_derivative("tl::max (with a dim)");
   return values_indices(ReduceOp::Max, ArgReduceOp::ArgMax, "tl::max", a, dim, keepdim);
 }
 ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) {
+  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
+    autograd::no_derivative("tl::min (with a dim)");
   return values_indices(ReduceOp::Min, ArgReduceOp::ArgMin, "tl::min", a, dim, keepdim);
 }
 Tensor amax(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Max, "tl::amax", a, dims, keepdim);
+  return differentiable_reduction(ReduceOp::Max, "tl::amax", a, dims, keepdim);
 }
 Tensor amin(const Tensor& a, const DimList& dims, bool keepdim) {
-  return reduce_op(ReduceOp::Min, "tl::amin", a, dims, keepdim);
+  return differentiable_reduction(ReduceOp::Min, "tl::amin", a, dims, keepdim);
 }
 Tensor all(const Tensor& a, const DimList& dims, bool keepdim) {
   return reduce_op(ReduceOp::All, "tl::all", a, dims, keepdim);

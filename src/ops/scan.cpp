@@ -1,4 +1,5 @@
 // tl::cumsum / cumprod / cummax / cummin front-ends: dtype rules, then one backend scan kernel.
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/ops/scan.h"
 
 #include "tensorlet/backends/backend.h"
@@ -47,12 +48,26 @@ ValuesIndices extremum_scan(ScanOp op, const Tensor& x, int64_t dim) {
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  return arithmetic_scan(ScanOp::Sum, x, dim, dtype);
+  if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Sum, x, dim, dtype);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = arithmetic_scan(ScanOp::Sum, x, dim, dtype);
+  }
+  autograd::record_cumsum(x, x.dim() == 0 ? 0 : (dim < 0 ? dim + x.dim() : dim), out);
+  return out;
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  if (autograd::should_record({&x})) autograd::no_derivative("tl::cumprod");
   return arithmetic_scan(ScanOp::Prod, x, dim, dtype);
 }
-ValuesIndices cummax(const Tensor& x, int64_t dim) { return extremum_scan(ScanOp::Max, x, dim); }
-ValuesIndices cummin(const Tensor& x, int64_t dim) { return extremum_scan(ScanOp::Min, x, dim); }
+ValuesIndices cummax(const Tensor& x, int64_t dim) {
+  if (autograd::should_record({&x})) autograd::no_derivative("tl::cummax");
+  return extremum_scan(ScanOp::Max, x, dim);
+}
+ValuesIndices cummin(const Tensor& x, int64_t dim) {
+  if (autograd::should_record({&x})) autograd::no_derivative("tl::cummin");
+  return extremum_scan(ScanOp::Min, x, dim);
+}
 
 }  // namespace tensorlet
