@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/reduce.h"
@@ -175,6 +176,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   scope.inputs_of(operands);
   if (operands.empty()) fail<ShapeError>(kOp, "einsum(): must provide at least one operand");
   for (const Tensor& t : operands) check_defined(t, kOp);
+  if (autograd::any_requires_grad(operands)) autograd::no_derivative(kOp);
   for (size_t i = 1; i < operands.size(); ++i)
     if (operands[i].device() != operands[0].device())
       fail<DeviceError>(kOp, "expected all operands on one device, got ", operands[0].device(),

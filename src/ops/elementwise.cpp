@@ -429,6 +429,7 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   const char* name = into ? "tl::masked_fill_" : "tl::masked_fill";
   profiler::OpScope scope(name);
   scope.inputs({&a, &mask, value.tensor});
+  if (!into && autograd::should_record({&a, value.tensor})) autograd::no_derivative(name);
   check_defined(a, name);
   check_defined(mask, name);
   if (mask.dtype() != kBool)

@@ -3,6 +3,7 @@
 #include <limits>
 #include <numeric>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/factories.h"
@@ -23,6 +24,7 @@ void check_median_dtype(const Tensor& x, const char* name) {
 
 Tensor median(const Tensor& x) {
   const char* name = "tl::median";
+  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -41,6 +43,7 @@ Tensor median(const Tensor& x) {
 
 ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
   const char* name = "tl::median";
+  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);

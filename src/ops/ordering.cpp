@@ -2,6 +2,7 @@
 // contiguous rows, call one backend kernel, and put the dim back.
 #include <utility>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/ordering.h"
@@ -87,6 +88,8 @@ ValuesIndices sort_op(const char* name, const Tensor& x, int64_t dim, bool desce
 }  // namespace
 
 ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool /*stable: always*/) {
+  if (autograd::should_record({&x}) && is_floating_point(x.dtype()))
+    autograd::no_derivative("tl::sort");
   return sort_op("tl::sort", x, dim, descending);
 }
 
@@ -96,6 +99,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool /*stable: alw
 
 ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
   const char* name = "tl::topk";
+  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -120,6 +124,7 @@ ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool s
 
 ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   const char* name = "tl::kthvalue";
+  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
