@@ -34,16 +34,15 @@ inline bool requires_grad(const Tensor& t) {
 // True when an op with these inputs records a node: grad mode is on and one of them requires
 // grad. The common case (no input was ever seen by autograd) is a load per input.
 inline bool should_record(std::initializer_list<const Tensor*> inputs) {
-  if (!GradMode::is_enabled()) return false;
+  // The pointers first: grad mode is thread-local, which costs a call in a shared library.
   for (const Tensor* t : inputs)
-    if (t && requires_grad(*t)) return true;
+    if (t && requires_grad(*t)) return GradMode::is_enabled();
   return false;
 }
 
 inline bool any_requires_grad(const std::vector<Tensor>& tensors) {
-  if (!GradMode::is_enabled()) return false;
   for (const Tensor& t : tensors)
-    if (requires_grad(t)) return true;
+    if (requires_grad(t)) return GradMode::is_enabled();
   return false;
 }
 

@@ -7,7 +7,9 @@ namespace tensorlet::autograd {
 
 void check_inplace(const char* op, const Tensor& self,
                    std::initializer_list<const Tensor*> others) {
-  if (GradMode::is_enabled()) {
+  bool involved = requires_grad(self);
+  for (const Tensor* t : others) involved |= t && requires_grad(*t);
+  if (involved && GradMode::is_enabled()) {
     if (requires_grad(self)) {
       if (self.is_leaf())
         fail<Error>(op,

@@ -2,6 +2,8 @@
 // backend call; mm, bmm, dot and linear are checked special cases of it.
 #include "tensorlet/ops/linalg.h"
 
+#include <optional>
+
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/matmul_precision.h"
@@ -104,7 +106,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const bool record = autograd::should_record({&a, &b});
   Tensor out;
   {
-    AutoGradMode below(GradMode::is_enabled() && !record);
+    std::optional<NoGradGuard> below;
+    if (record) below.emplace();
     out = matmul_checked("tl::matmul", a, b);
   }
   scope.flops(matmul_flops(a, out));
@@ -130,7 +133,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   const bool record = autograd::should_record({&a, &b});
   Tensor out;
   {
-    AutoGradMode below(GradMode::is_enabled() && !record);
+    std::optional<NoGradGuard> below;
+    if (record) below.emplace();
     out = matmul_checked("tl::mm", a, b);
   }
   scope.flops(matmul_flops(a, out));
@@ -149,7 +153,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   const bool record = autograd::should_record({&a, &b});
   Tensor out;
   {
-    AutoGradMode below(GradMode::is_enabled() && !record);
+    std::optional<NoGradGuard> below;
+    if (record) below.emplace();
     out = matmul_checked("tl::bmm", a, b);
   }
   scope.flops(matmul_flops(a, out));
@@ -166,7 +171,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   const bool record = autograd::should_record({&a, &b});
   Tensor out;
   {
-    AutoGradMode below(GradMode::is_enabled() && !record);
+    std::optional<NoGradGuard> below;
+    if (record) below.emplace();
     out = matmul_checked("tl::dot", a, b);
   }
   if (record) autograd::record_matmul(a, b, out);

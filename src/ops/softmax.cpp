@@ -1,4 +1,6 @@
 // tl::softmax / tl::log_softmax front-ends: dtype rules, then one backend kernel.
+#include <optional>
+
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -25,7 +27,8 @@ Tensor softmax_op(const char* name, const Tensor& x, int64_t dim, std::optional<
   const bool record = autograd::should_record({&x});
   Tensor out;
   {
-    AutoGradMode below(GradMode::is_enabled() && !record);
+    std::optional<NoGradGuard> below;
+    if (record) below.emplace();
     const Tensor in = x.to(compute).contiguous();
     out = make_tensor(in.shape(), compute, in.device());
     if (out.numel() > 0) backend_for(in.device()).softmax(in, x.dim() == 0 ? 0 : d, log, out);
