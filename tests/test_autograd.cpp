@@ -170,6 +170,10 @@ TEST_CASE("autograd: unary ops against finite differences") {
       {"square", [](const tl::Tensor& x) { return tl::square(x); }, any},
       {"silu", [](const tl::Tensor& x) { return tl::silu(x); }, any},
       {"floor", [](const tl::Tensor& x) { return tl::floor(x); }, any},
+      {"gelu", [](const tl::Tensor& x) { return tl::gelu(x); }, any},
+      {"gelu tanh", [](const tl::Tensor& x) { return tl::gelu(x, "tanh"); }, any},
+      {"softplus", [](const tl::Tensor& x) { return tl::softplus(x); }, any},
+      {"softplus beta 2", [](const tl::Tensor& x) { return tl::softplus(x, 2.0, 1.0); }, any},
   };
   for (const tl::Device device : tl_test::test_devices())
     for (const Case& c : cases) {

@@ -193,6 +193,11 @@ UnaryDerivative unary_derivative(UnaryOp op) {
       return {"PowBackward0", true, false};
     case UnaryOp::Silu:
       return {"SiluBackward0", true, false};
+    case UnaryOp::Softplus:
+      return {"SoftplusBackward0", true, false};
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluTanh:
+      return {"GeluBackward0", true, false};
     default:
       return {nullptr, false, false};
   }
@@ -201,6 +206,10 @@ UnaryDerivative unary_derivative(UnaryOp op) {
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
 constexpr double kLn2 = 0.6931471805599453;
 constexpr double kLn10 = 2.302585092994046;
+constexpr double kInvSqrt2 = 0.7071067811865476;
+constexpr double kInvSqrt2Pi = 0.3989422804014327;
+constexpr double kSqrt2OverPi = 0.7978845608028654;
+constexpr double kGeluC = 0.044715;
 
 // d out/d x * g for out = op(x) = y.
 Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y) {
@@ -266,6 +275,23 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
     case UnaryOp::Silu: {
       const Tensor s = sigmoid(x);
       return mul(g, mul(s, add(mul(x, sub(1.0, s)), 1.0)));
+    }
+    case UnaryOp::Softplus:  // torch's defaults: beta 1, linear above 20
+      return mul(g, where(gt(x, 20.0), 1.0, sigmoid(x)));
+    case UnaryOp::Gelu: {
+      // x Phi(x): Phi(x) + x phi(x).
+      const Tensor cdf = mul(add(erf(mul(x, kInvSqrt2)), 1.0), 0.5);
+      const Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), kInvSqrt2Pi);
+      return mul(g, add(cdf, mul(x, pdf)));
+    }
+    case UnaryOp::GeluTanh: {
+      // 0.5 x (1 + tanh(k (x + c x^3))): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2).
+      const Tensor x2 = mul(x, x);
+      const Tensor t = tanh(mul(add(x, mul(mul(x2, x), kGeluC)), kSqrt2OverPi));
+      const Tensor left = mul(add(t, 1.0), 0.5);
+      const Tensor right =
+          mul(mul(mul(x, sub(1.0, mul(t, t))), 0.5 * kSqrt2OverPi), add(mul(x2, 3 * kGeluC), 1.0));
+      return mul(g, add(left, right));
     }
     default:
       return {};
