@@ -344,6 +344,14 @@ TEST_CASE("autograd: sum, mean, matmul, views and to() against finite difference
         "max", [](const Ts& t) { return t[0].max(); }, {any({3, 4})}, device));
     CHECK(gradcheck(
         "cumsum", [](const Ts& t) { return tl::cumsum(t[0], 1); }, {any({3, 4})}, device));
+    const tl::Tensor rows = tl::from_vector(std::vector<int64_t>{2, 0, 2}).to(device);
+    CHECK(gradcheck(
+        "index_select (repeated index)",
+        [&](const Ts& t) { return tl::index_select(t[0], 0, rows); }, {any({3, 4})}, device));
+    const tl::Tensor picks =
+        tl::from_vector(std::vector<int64_t>{1, 1, 0, 3, 2, 2}, {3, 2}).to(device);
+    CHECK(gradcheck(
+        "gather", [&](const Ts& t) { return tl::gather(t[0], 1, picks); }, {any({3, 4})}, device));
     // A small MLP's loss: every piece above in one graph.
     CHECK(gradcheck(
         "mlp",

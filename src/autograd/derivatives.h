@@ -27,6 +27,9 @@ void record_matmul(const Tensor& a, const Tensor& b, const Tensor& out);
 // out = clamp(a, min, max) with bounds that need no gradient: the gradient passes where the
 // value was inside the bounds.
 void record_clamp(const Tensor& a, const Tensor& out);
+// gather (true) or index_select (false) of x along dim (wrapped) with an int index.
+void record_index(bool gather, const Tensor& x, int64_t dim, const Tensor& index,
+                  const Tensor& out);
 // where(cond, a, b) (a scalar operand: an undefined tensor).
 void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
 // cat of `tensors` along dim (wrapped); stack is a cat of unsqueezed views.

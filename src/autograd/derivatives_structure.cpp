@@ -10,6 +10,7 @@
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/scan.h"
+#include "tensorlet/ops/scatter.h"
 
 namespace tensorlet::autograd {
 
@@ -167,6 +168,16 @@ TensorList clamp_formula(const FormulaNode& n, const Tensor& g) {
   return {reduce_to(where(inside, g, 0.0), n.input(0))};
 }
 
+// gather / index_select: the gradient is added back at the indices it was read from.
+TensorList index_formula(const FormulaNode& n, const Tensor& g) {
+  const InputMeta& x = n.input(0);
+  const Tensor index = n.saved(0);
+  const Tensor zero = zeros(x.shape, TensorOptions(g.dtype()).device(g.device()));
+  const Tensor dx =
+      n.ints[1] ? scatter_add(zero, n.ints[0], index, g) : index_add(zero, n.ints[0], index, g);
+  return {reduce_to(dx, x)};
+}
+
 // where: the gradient goes to a where cond holds, to b elsewhere.
 TensorList where_formula(const FormulaNode& n, const Tensor& g) {
   const Tensor cond = n.saved(0);
@@ -219,6 +230,15 @@ void record_clamp(const Tensor& a, const Tensor& out) {
   auto node = record_node("ClampBackward1", clamp_formula, {&a}, out);
   node->save(a);
   node->save(out, true);
+}
+
+void record_index(bool gather, const Tensor& x, int64_t dim, const Tensor& index,
+                  const Tensor& out) {
+  if (!is_floating_point(out.dtype())) return;
+  auto node =
+      record_node(gather ? "GatherBackward0" : "IndexSelectBackward0", index_formula, {&x}, out);
+  node->ints = {dim, gather ? 1 : 0};
+  node->save(index);
 }
 
 void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out) {

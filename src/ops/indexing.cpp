@@ -1,6 +1,9 @@
 // Indexing front-ends: validation (dtypes, devices, shapes, index ranges) before any kernel runs.
 #include "tensorlet/ops/indexing.h"
 
+#include <optional>
+
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/broadcast.h"
@@ -54,6 +57,9 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   profiler::OpScope scope("tl::index_select");
   scope.inputs({&a, nullptr, &index});
+  const bool record = autograd::should_record({&a});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   check_defined(a, "tl::index_select");
   check_defined(index, "tl::index_select");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
@@ -70,7 +76,9 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
       fail<IndexError>("tl::index_select",
                        "index of a 0-dim input must have exactly one value, got ", index.numel());
     check_index_range("tl::index_select", index, 1, 0);
-    return a.clone();
+    Tensor copy = a.clone();
+    if (record) autograd::record_to(a, copy, "IndexSelectBackward0");
+    return copy;
   }
   const int64_t size = a.shape()[dim];
   check_index_range("tl::index_select", index, size, dim);
@@ -79,12 +87,16 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   Tensor out = make_tensor(shape, a.dtype(), a.device());
   if (out.numel() > 0)
     backend_for(a.device()).index_select(a, dim, index.to(kInt64).reshape({index.numel()}), out);
+  if (record) autograd::record_index(false, a, dim, index.to(kInt64).reshape({index.numel()}), out);
   return out;
 }
 
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   profiler::OpScope scope("tl::gather");
   scope.inputs({&a, nullptr, &index});
+  const bool record = autograd::should_record({&a});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   check_defined(a, "tl::gather");
   check_defined(index, "tl::gather");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
@@ -104,6 +116,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   // The kernels read int64 indices; int32 ones (accepted as torch does) are widened once.
   if (out.numel() > 0)
     backend_for(a.device()).gather(a, dim, index.dtype() == kInt64 ? index : index.to(kInt64), out);
+  if (record) autograd::record_index(true, a, dim, index, out);
   return out;
 }
 
