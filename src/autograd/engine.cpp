@@ -4,6 +4,8 @@
 #include "tensorlet/autograd/engine.h"
 
 #include <map>
+#include <mutex>
+#include <string>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,6 +14,7 @@
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
+#include "tensorlet/tensor/op_scope.h"
 
 namespace tensorlet::autograd {
 
@@ -21,6 +24,38 @@ struct ByLaterFirst {
   bool operator()(const Node* a, const Node* b) const {
     return a->sequence_nr() < b->sequence_nr();
   }
+};
+
+// The profiler's rows for a node (PyTorch's): "autograd::engine::evaluate_function: MulBackward0"
+// around "MulBackward0", the ops of its formula under them. Recorded only while a profiler runs;
+// unlike OpScope, it leaves the op named in errors alone (an error in a formula names its op).
+class NodeScope {
+ public:
+  explicit NodeScope(const Node& node) {
+    if (!profiler::detail::g_recording.load(std::memory_order_relaxed)) return;
+    const std::string name = node.name();
+    outer_ = profiler::detail::op_begin(interned("autograd::engine::evaluate_function: " + name));
+    if (outer_ != 0)
+      profiler::detail::op_sequence_nr(static_cast<int64_t>(node.sequence_nr()), true);
+    inner_ = profiler::detail::op_begin(interned(name));
+  }
+  ~NodeScope() {
+    if (inner_ != 0) profiler::detail::op_end(inner_);
+    if (outer_ != 0) profiler::detail::op_end(outer_);
+  }
+  NodeScope(const NodeScope&) = delete;
+  NodeScope& operator=(const NodeScope&) = delete;
+
+ private:
+  // The recorder keeps op names as const char*: node names live in a set that only grows (one
+  // entry per node type seen while profiling).
+  static const char* interned(std::string name) {
+    static std::mutex mutex;
+    static std::unordered_set<std::string> names;
+    std::lock_guard guard(mutex);
+    return names.insert(std::move(name)).first->c_str();
+  }
+  uint8_t outer_ = 0, inner_ = 0;
 };
 
 Tensor accumulate(const Tensor& sum, const Tensor& g) { return sum.defined() ? add(sum, g) : g; }
@@ -86,7 +121,11 @@ class GraphTask {
           }
       const bool runs = !captures || needed_.count(node);
       if (runs && !(captures && !accumulate_captured && is_captured_accumulator(node, *captures))) {
-        TensorList outputs = node->apply(std::move(inputs));
+        TensorList outputs;
+        {
+          NodeScope scope(*node);
+          outputs = node->apply(std::move(inputs));
+        }
         const auto& edges = node->next_edges();
         if (!dynamic_cast<AccumulateGrad*>(node) && outputs.size() != edges.size())
           fail<Error>(api_, "function ", node->name(), " returned ", outputs.size(),

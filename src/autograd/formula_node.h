@@ -23,6 +23,15 @@ class FormulaNode final : public Node {
   }
 
   void save(const Tensor& t, bool is_output = false) { saved_.emplace_back(t, is_output); }
+  bool saves(const Storage* storage) const override {
+    for (const SavedVariable& s : saved_)
+      if (s.aliases(storage)) return true;
+    return false;
+  }
+  void rebind_saved(const Storage* storage, const Tensor& replacement) override {
+    for (SavedVariable& s : saved_)
+      if (s.aliases(storage)) s = SavedVariable(replacement, s.is_output());
+  }
   Tensor saved(size_t i) const { return saved_[i].unpack(*this); }
   // Whether forward input i gets a gradient, and what it looked like.
   bool needs_grad(size_t i) const { return next_edges()[i].is_valid(); }

@@ -1,4 +1,4 @@
-// In-place writes: the version counter, torch's leaf rule, and the not-yet-differentiable rest.
+// In-place writes: the version counter, torch's leaf rule, and the differentiable in-place path.
 #include "tensorlet/autograd/inplace.h"
 
 #include "tensorlet/autograd/autograd_meta.h"
@@ -15,16 +15,61 @@ void check_inplace(const char* op, const Tensor& self,
         fail<Error>(op,
                     "a leaf Variable that requires grad is being used in an in-place operation.");
       fail<Error>(op,
-                  "in-place ops on a tensor that is part of an autograd graph are not "
-                  "differentiable yet; use the out-of-place op");
+                  "this in-place op has no derivative yet and its tensor is part of an autograd "
+                  "graph; use the out-of-place op");
     }
     for (const Tensor* t : others)
       if (t && requires_grad(*t))
         fail<Error>(op,
-                    "in-place ops reading a tensor that requires grad are not differentiable "
-                    "yet; use the out-of-place op");
+                    "this in-place op has no derivative yet and reads a tensor that requires "
+                    "grad; use the out-of-place op");
   }
   self.storage()->bump_version();
+}
+
+void check_inplace_differentiable(const char* op, const Tensor& self) {
+  if (requires_grad(self) && self.is_leaf())
+    fail<Error>(op, "a leaf Variable that requires grad is being used in an in-place operation.");
+  // Another impl on the same storage is a view of self or self's base (or a saved output): its
+  // history would not see this write.
+  if (self.impl().storage.use_count() > 1)
+    fail<Error>(op,
+                "an in-place op that autograd records on a tensor sharing its memory with another "
+                "(a view, the base of a view, or an output saved for backward) is not supported "
+                "yet: write it out of place (y = y + ...) or on a clone()");
+}
+
+void commit_inplace(Tensor& self, const Tensor& result) {
+  const std::shared_ptr<Node> node = result.grad_fn();
+  const Storage* own = self.storage().get();
+  // The node read self's old value: keep a copy of it (recorded, so it keeps self's history for a
+  // create_graph backward) before the write below changes it.
+  if (node && node->saves(own)) node->rebind_saved(own, self.clone());
+  {
+    NoGradGuard below;
+    self.copy_(result);
+  }
+  if (!node) {
+    end_history(self);
+    return;
+  }
+  // A saved output stays in result's memory (not rebound to self): a later in-place write to self
+  // then leaves it intact, and self shares its memory with nothing.
+  AutogradMeta& m = meta_for(self);
+  if (m.retains_grad && m.grad_fn) m.grad_fn->forget_retained(&self.impl());
+  m.grad_fn = node;
+  m.output_nr = result.output_nr();
+  m.requires_grad = false;
+  if (m.retains_grad) node->retain_output(m.output_nr, self.impl_ptr());
+}
+
+void end_history(Tensor& self) {
+  AutogradMeta* m = meta_of(self);
+  if (!m || !m->grad_fn) return;
+  if (m->retains_grad) m->grad_fn->forget_retained(&self.impl());
+  m->grad_fn.reset();
+  m->output_nr = 0;
+  m->retains_grad = false;
 }
 
 }  // namespace tensorlet::autograd

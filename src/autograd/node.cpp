@@ -3,6 +3,7 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/ops/elementwise.h"
+#include "tensorlet/tensor/op_scope.h"
 
 namespace tensorlet::autograd {
 
@@ -18,7 +19,8 @@ uint32_t Node::add_input_metadata(const Tensor& output) {
   return static_cast<uint32_t>(input_meta_.size() - 1);
 }
 
-SavedVariable::SavedVariable(const Tensor& tensor, bool is_output) : saved_(tensor.defined()) {
+SavedVariable::SavedVariable(const Tensor& tensor, bool is_output)
+    : is_output_(is_output), saved_(tensor.defined()) {
   if (!saved_) return;
   data_ = is_output ? tensor.detach() : tensor;
   version_ = tensor.storage()->version();
@@ -96,6 +98,10 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   m.grad_fn = node;
   m.requires_grad = false;
   m.output_nr = node->add_input_metadata(output);
+  // The profiler ties the forward op that made the node to the backward scope that runs it (only
+  // ops make outputs; a leaf's accumulator, made on the way, has no forward op).
+  if (m.output_nr == 0 && profiler::detail::g_recording.load(std::memory_order_relaxed))
+    profiler::detail::op_sequence_nr(static_cast<int64_t>(node->sequence_nr()), false);
 }
 
 }  // namespace tensorlet::autograd

@@ -47,6 +47,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   // Frees what the node saved, after a backward that does not retain the graph.
   virtual void release_variables() {}
+  // In-place ops (autograd/inplace.cpp): whether the node saved a tensor in `storage`, and
+  // rebinding those saved tensors to `replacement` (same values, other memory).
+  virtual bool saves(const Storage* /*storage*/) const { return false; }
+  virtual void rebind_saved(const Storage* /*storage*/, const Tensor& /*replacement*/) {}
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   const std::vector<Edge>& next_functions() const { return next_edges_; }  // LibTorch's name
@@ -67,6 +71,10 @@ class Node : public std::enable_shared_from_this<Node> {
   const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained_outputs() const {
     return retained_;
   }
+  // The output was written in place and now belongs to another node.
+  void forget_retained(const TensorImpl* output) {
+    std::erase_if(retained_, [output](const auto& r) { return r.second.lock().get() == output; });
+  }
 
  private:
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
@@ -86,9 +94,16 @@ class SavedVariable {
   // `node`: the node asking, named in the errors.
   Tensor unpack(const Node& node) const;
   void reset();
+  // Whether the saved tensor is (a view of) `storage`'s memory, and rebinding it elsewhere: an
+  // in-place op that writes that memory keeps what the node needs (autograd/inplace.cpp).
+  bool aliases(const Storage* storage) const {
+    return saved_ && !released_ && data_.storage().get() == storage;
+  }
+  bool is_output() const { return is_output_; }
 
  private:
   Tensor data_;
+  bool is_output_ = false;
   uint32_t version_ = 0;
   bool saved_ = false;
   bool released_ = false;

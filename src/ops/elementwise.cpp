@@ -291,9 +291,15 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& g
       fail<ShapeError>(name, "output with shape ", shape, " doesn't match the broadcast shape ",
                        common);
   }
+  // Recorded by autograd: computed out of place (one node), written back, self rebased.
+  if (autograd::should_record({&self, given.tensor})) {
+    check_writable(name, self, /*differentiable=*/true);
+    const Tensor result =
+        alpha ? scaled_op(op, self, given, *alpha) : binary_op(op, of(self), other);
+    autograd::commit_inplace(self, result);
+    return self;
+  }
   check_writable(name, self);
-  if (given.tensor && autograd::should_record({given.tensor}))
-    autograd::check_inplace(name, self, {given.tensor});
   if (self.numel() == 0) return self;
 
   // `other` may share self's memory. Read at the same index it is harmless; any other geometry
@@ -332,6 +338,8 @@ Tensor& inplace_op(BinaryOp op, const char* name, Tensor& self, const Operand& g
   return self;
 }
 
+Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into);
+
 // self = op(self), element by element in place: each element is read before it is written at the
 // same index, so the backend's unary kernel may take self as its input and its output.
 Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
@@ -345,6 +353,12 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
   if (!can_cast(result, self.dtype()))
     fail<DTypeError>(name, "result type ", result, " can't be cast to the desired output type ",
                      self.dtype());
+  if (autograd::should_record({&self})) {  // as inplace_op
+    check_writable(name, self, /*differentiable=*/true);
+    const Tensor out = unary_op(op, self, nullptr);
+    autograd::commit_inplace(self, out);
+    return self;
+  }
   check_writable(name, self);
   if (self.numel() == 0) return self;
   Backend& backend = backend_for(self.device());

@@ -20,11 +20,14 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
-void check_writable(const char* op, const Tensor& t) {
+void check_writable(const char* op, const Tensor& t, bool differentiable) {
   if (has_internal_overlap(t))
     fail<ShapeError>(op, "cannot write into a tensor with broadcast (stride 0) dims, shape ",
                      t.shape(), " strides ", t.strides());
-  autograd::check_inplace(op, t);
+  if (differentiable)
+    autograd::check_inplace_differentiable(op, t);
+  else
+    autograd::check_inplace(op, t);
 }
 
 namespace {

@@ -16,7 +16,9 @@ bool can_cast(DType from, DType to);
 bool has_internal_overlap(const Tensor& t);
 // Refuses (ShapeError naming op) a destination with such dims: the op would write one element
 // twice.
-void check_writable(const char* op, const Tensor& t);
+// differentiable: the op takes autograd's differentiable in-place path (autograd/inplace.h),
+// which checks self without bumping its version (its own write does).
+void check_writable(const char* op, const Tensor& t, bool differentiable = false);
 
 // The tensor an op whose result has (shape, dtype) on `device` writes for out=: `out` itself when
 // the kernel can write there (its dtype; no input shares its memory except at the same elements),

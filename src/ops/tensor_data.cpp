@@ -43,7 +43,25 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   // another op (a conversion of its input), the op records its own.
   const char* outer = profiler::user_op();
   const bool user_call = outer && std::string_view(outer) == "tl::copy_";
-  autograd::check_inplace("tl::copy_", *this, {user_call ? &src : nullptr});
+  // Recorded by autograd (the user's copy_ into or from a graph): self's history becomes the
+  // source's (CopyBackwards: the gradient goes back to src's dtype and device; none to self's old
+  // value).
+  const bool record = user_call && autograd::should_record({this, &src});
+  if (record)
+    autograd::check_inplace_differentiable("tl::copy_", *this);
+  else
+    autograd::check_inplace("tl::copy_", *this, {user_call ? &src : nullptr});
+  if (record) {
+    {
+      NoGradGuard below;
+      copy_(src, non_blocking);  // now not the user's call: plain
+    }
+    if (autograd::requires_grad(source))
+      autograd::record_to(source, *this, "CopyBackwards");
+    else
+      autograd::end_history(*this);
+    return *this;
+  }
   if (numel() == 0) return *this;
   // Overlapping self-copies (x.slice(...).copy_(x.slice(...))) go through a temporary.
   if (may_overlap(*this, source) &&
@@ -60,8 +78,18 @@ Tensor& Tensor::fill_(Scalar value) {
   // As torch: a fraction is truncated into an integer tensor (fill_(1.5) stores 1), but a value
   // outside the dtype's range is refused rather than wrapped (full({2}, 1e10, kInt32)).
   check_scalar_fits(profiler::user_op_or("tl::fill_"), "fill value", value, dtype());
-  autograd::check_inplace(profiler::user_op_or("tl::fill_"), *this);
+  // A tensor in a graph filled with a number no longer depends on anything: its history ends
+  // (torch's FillBackward gives its old inputs zero gradient; here they get none).
+  const bool in_graph = autograd::should_record({this});
+  if (in_graph)
+    autograd::check_inplace_differentiable(profiler::user_op_or("tl::fill_"), *this);
+  else
+    autograd::check_inplace(profiler::user_op_or("tl::fill_"), *this);
   if (numel() > 0) backend_for(device()).fill(*this, value);
+  if (in_graph) {
+    storage()->bump_version();
+    autograd::end_history(*this);
+  }
   return *this;
 }
 

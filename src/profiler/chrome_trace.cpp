@@ -183,8 +183,22 @@ void write_chrome_trace(const std::vector<Event>& events, const std::string& pat
     if (!e.stack.empty()) args["Stack"] = e.stack;
     if (!e.source.empty()) args["Source"] = e.source;
     if (e.flops > 0) args["Flops"] = e.flops;
+    if (e.sequence_nr >= 0) args["Sequence number"] = e.sequence_nr;
     x["args"] = std::move(args);
     trace.push_back(std::move(x));
+    // Autograd: an arrow from the forward op that made a node to the backward scope that ran it
+    // (PyTorch's "fwdbwd" flow).
+    if (e.sequence_nr >= 0) {
+      json flow = {{"cat", "fwdbwd"}, {"name", "fwdbwd"}, {"id", e.sequence_nr},
+                   {"pid", cpu_pid},  {"tid", e.thread},  {"ts", to_us(e.start_ns)}};
+      if (e.backward) {
+        flow["ph"] = "f";
+        flow["bp"] = "e";
+      } else {
+        flow["ph"] = "s";
+      }
+      trace.push_back(std::move(flow));
+    }
 
     if (e.is_gpu()) {
       // The arrow starts at the runtime call of the same correlation when there is one (as

@@ -42,6 +42,10 @@ struct Event {
   std::string source;
   // with_flops (matmul, mm, bmm, linear): floating-point operations of the op.
   int64_t flops = 0;
+  // Autograd: the node an op made (forward) or the node a backward scope ran
+  // ("autograd::engine::evaluate_function: MulBackward0"), by its sequence number; -1: none.
+  int64_t sequence_nr = -1;
+  bool backward = false;
   // Memory events: bytes (+alloc / -free) and the device ("cpu", "cuda:0").
   int64_t bytes = 0;
   std::string device;

@@ -325,6 +325,34 @@ void op_flops(int64_t flops) {
   b->events[b->open.back()].value = flops;
 }
 
+void op_sequence_nr(int64_t sequence_nr, bool backward) {
+  ThreadState* ts = thread_state();
+  if (ts == nullptr) return;
+  std::lock_guard guard(ts->lock);
+  Buffer* b = ts->buffer;
+  if (b == nullptr) return;
+  // The innermost open op; an op that records its node after its scope closed (the computation
+  // below autograd, then the record) is the last op closed at the current depth.
+  int32_t index = -1;
+  if (!b->open.empty() && b->events[b->open.back()].kind == EventKind::Op) {
+    index = b->open.back();
+  } else if (!backward) {
+    const auto depth = static_cast<int32_t>(b->open.size());
+    for (auto i = static_cast<int32_t>(b->events.size()) - 1; i >= 0; --i) {
+      const RawEvent& e = b->events[i];
+      if (e.kind == EventKind::Memory || e.depth > depth) continue;
+      if (e.depth == depth && e.kind == EventKind::Op) index = i;
+      break;
+    }
+  }
+  if (index < 0) return;
+  // Optional detail: a record that cannot be stored is dropped, not thrown into the op.
+  try {
+    b->sequence_nrs.push_back({index, backward, sequence_nr});
+  } catch (const std::bad_alloc&) {
+  }
+}
+
 void memory_event(int64_t bytes, Device device) {
   ThreadState* ts = thread_state();
   if (ts == nullptr) return;
@@ -557,6 +585,10 @@ std::vector<Event> Session::to_events(std::vector<std::unique_ptr<Buffer>>& buff
       parent_index[base + i] = r.parent < 0 ? -1 : static_cast<int64_t>(base) + r.parent;
     }
     for (auto& [index, shapes] : b->shapes) events[base + index].input_shapes = std::move(shapes);
+    for (const SequenceMark& m : b->sequence_nrs) {
+      events[base + m.index].sequence_nr = m.sequence_nr;
+      events[base + m.index].backward = m.backward;
+    }
     base += b->events.size();
   }
   if (with_stack_) fill_stacks(events, buffers, parent_index);

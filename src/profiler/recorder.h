@@ -62,6 +62,13 @@ struct RawEvent {
   int16_t device_index;
 };
 
+// op_sequence_nr's record: the scope at `index` made (or, backward, ran) that autograd node.
+struct SequenceMark {
+  int32_t index;
+  bool backward;
+  int64_t sequence_nr;
+};
+
 struct UserScopeInfo {
   std::string name;
   const char* file;  // std::source_location's file name: static storage
@@ -98,6 +105,7 @@ struct Buffer {
   std::vector<UserScopeInfo> scopes;
   std::vector<std::pair<int32_t, std::vector<std::vector<int64_t>>>> shapes;  // record_shapes
   std::vector<GpuMark> gpu_marks;                                             // GpuMode::Events
+  std::vector<SequenceMark> sequence_nrs;  // autograd nodes made or run by a scope
   FramePool frames;              // RecordFlags::call_stacks: ops' and user scopes' return addresses
   std::vector<RawStack> stacks;  // one per captured scope, into frames
 };

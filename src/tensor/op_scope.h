@@ -30,6 +30,9 @@ void op_end(uint8_t state);
 void op_inputs(std::initializer_list<const Tensor*> inputs);
 void op_inputs(const Tensor* tensors, size_t count);
 void op_flops(int64_t flops);
+// Autograd: the innermost open scope made the backward node `sequence_nr` (a forward op), or runs
+// it (backward: the engine's evaluate_function scope); the chrome trace links the two.
+void op_sequence_nr(int64_t sequence_nr, bool backward);
 // The innermost open scope runs work on `device` without tensor inputs (a graph replay): the
 // CUDA-event fallback then times it.
 void op_device(const Device& device);
