@@ -8,6 +8,7 @@
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/tensor/autograd_hooks.h"
 #include "tensorlet/tensor/dim_list.h"
+#include "tensorlet/tensor/tensor_index.h"
 
 namespace tensorlet::autograd {
 
@@ -71,6 +72,38 @@ ValuesIndices selecting_op(const char* name, const Tensor& x, int64_t dim, bool 
   }
   record_selection(name, x, x.dim() == 0 ? 0 : (dim < 0 ? dim + x.dim() : dim), out.indices,
                    keepdim, out.values);
+  return out;
+}
+
+// Indexing and scatter ops (derivatives_indexing.cpp); each forward ran below autograd.
+// out = take(x, flat), or an advanced index x[...] read as take of the basic view x at flat.
+void record_take(bool advanced_index, const Tensor& x, const Tensor& flat, const Tensor& out);
+void record_put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate,
+                const Tensor& out);
+// scatter (reduce "", src or a value: src null), scatter_add ("add"), scatter_reduce ("sum",
+// "mean", "amax", "amin"; "prod" raises).
+void record_scatter(const char* reduce, const Tensor& self, int64_t dim, const Tensor& index,
+                    const Tensor* src, bool include_self, const Tensor& out);
+// index_add (kind 0, alpha), index_copy (1), index_fill (2, a number: source null).
+void record_index_add(int kind, const Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor* source, double alpha, const Tensor& out);
+// masked_fill (kind 0; other: the 0-dim value tensor or null), masked_scatter (1, other: source),
+// masked_select (2).
+void record_masked(int kind, const Tensor& self, const Tensor& mask, const Tensor* other,
+                   const Tensor& out);
+// index_put out of place: values null for a number.
+void record_index_put(const Tensor& self, const std::vector<TensorIndex>& items,
+                      const Tensor* values, bool accumulate, const Tensor& out);
+// Runs `op` below autograd when one of `inputs` requires grad in grad mode, then `record(out)`.
+template <class Op, class Record>
+Tensor recorded_op(std::initializer_list<const Tensor*> inputs, Op&& op, Record&& record) {
+  if (!should_record(inputs)) return op();
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = op();
+  }
+  record(out);
   return out;
 }
 

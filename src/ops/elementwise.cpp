@@ -429,7 +429,12 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   const char* name = into ? "tl::masked_fill_" : "tl::masked_fill";
   profiler::OpScope scope(name);
   scope.inputs({&a, &mask, value.tensor});
-  if (!into && autograd::should_record({&a, value.tensor})) autograd::no_derivative(name);
+  // In a graph: computed below autograd, one MaskedFillBackward node (the value tensor's gradient
+  // is the sum over the filled places). In place with a value in a graph: not differentiable yet.
+  const bool record = !into && autograd::should_record({&a, value.tensor});
+  if (into && autograd::should_record({value.tensor})) autograd::no_derivative(name);
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   check_defined(a, name);
   check_defined(mask, name);
   if (mask.dtype() != kBool)
@@ -464,6 +469,8 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   const Tensor& ta = prepare(a, a.dtype(), shape, ha);
   Tensor out = into ? *into : make_tensor(shape, a.dtype(), device);
   if (out.numel() > 0) backend_for(device).where(tc, fill, ta, out);
+  below.reset();
+  if (record) autograd::record_masked(0, a, mask, value.tensor, out);
   return out;
 }
 
