@@ -193,3 +193,54 @@ TEST_CASE("autograd ops: ops without a gradient make no grad_fn and never raise"
     CHECK(r.grad_fn() == nullptr);
   }
 }
+
+TEST_CASE("autograd ops: lerp, nan_to_num, clamp with tensor bounds, diagonal, diag, diag_embed") {
+  for (const tl::Device device : tl_test::test_devices()) {
+    CHECK(gradcheck(
+        "lerp number", [](const Ts& t) { return tl::lerp(t[0], t[1], 0.3); },
+        {any({3, 4}), any({4})}, device));
+    CHECK(gradcheck(
+        "lerp tensor weight", [](const Ts& t) { return tl::lerp(t[0].t(), t[1], t[2]); },
+        {any({4, 3}), any({3, 1}), any({4})}, device));
+    CHECK(gradcheck(
+        "nan_to_num", [](const Ts& t) { return tl::nan_to_num(t[0] * 2.0); }, {any({3, 5})},
+        device));
+    CHECK(gradcheck(
+        "clamp tensor bounds",
+        [](const Ts& t) {
+          return tl::clamp(t[0], std::optional<tl::Tensor>(t[1]), std::optional<tl::Tensor>(t[2]));
+        },
+        {any({3, 4}), any({4}) - 0.5, any({3, 1}) + 0.5}, device));
+    CHECK(gradcheck(
+        "clamp tensor min only",
+        [](const Ts& t) { return tl::clamp(t[0], std::optional<tl::Tensor>(t[1]), std::nullopt); },
+        {any({3, 4}), any({3, 4})}, device));
+    CHECK(gradcheck(
+        "diagonal", [](const Ts& t) { return tl::diagonal(t[0], 1); }, {any({3, 4})}, device));
+    CHECK(gradcheck(
+        "diagonal dims of a transpose",
+        [](const Ts& t) { return tl::diagonal(t[0].transpose(0, 2), -1, 0, 2); }, {any({3, 2, 4})},
+        device));
+    CHECK(gradcheck(
+        "diag vector", [](const Ts& t) { return tl::diag(t[0], -1); }, {any({3})}, device));
+    CHECK(gradcheck(
+        "diag matrix", [](const Ts& t) { return tl::diag(t[0]); }, {any({3, 4})}, device));
+    CHECK(gradcheck(
+        "diag_embed", [](const Ts& t) { return tl::diag_embed(t[0], 1, 0, 2); }, {any({2, 3})},
+        device));
+    CHECK(gradcheck(
+        "tril/triu", [](const Ts& t) { return tl::tril(t[0], 1) + tl::triu(t[0].t(), -1); },
+        {any({4, 4})}, device));
+    CHECK(gradcheck(
+        "flip/roll/repeat/tile",
+        [](const Ts& t) {
+          return tl::flip(t[0], {0, 1}).roll({2}, {1}).repeat({2, 1}) + tl::tile(t[0], {2, 1});
+        },
+        {any({3, 5})}, device));
+  }
+  tl::Tensor x = any({3, 3});
+  x.requires_grad_();
+  CHECK(tl::lerp(x, x, 0.5).grad_fn()->name() == "LerpBackward0");
+  CHECK(tl::nan_to_num(x).grad_fn()->name() == "NanToNumBackward0");
+  CHECK(tl::diagonal(x).grad_fn()->name() == "DiagonalBackward0");
+}

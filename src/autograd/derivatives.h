@@ -94,6 +94,15 @@ void record_masked(int kind, const Tensor& self, const Tensor& mask, const Tenso
 // index_put out of place: values null for a number.
 void record_index_put(const Tensor& self, const std::vector<TensorIndex>& items,
                       const Tensor* values, bool accumulate, const Tensor& out);
+// lerp (weight: the tensor, or null for the number w), nan_to_num, clamp with tensor bounds (a
+// missing bound null), diagonal (embed false) and diag_embed (embed true; diag of a vector is one,
+// of a matrix a diagonal), dims wrapped.
+void record_lerp(const Tensor& start, const Tensor& end, const Tensor* weight, double w,
+                 const Tensor& out);
+void record_nan_to_num(const Tensor& x, const Tensor& out);
+void record_clamp_tensors(const Tensor& x, const Tensor* lo, const Tensor* hi, const Tensor& out);
+void record_diagonal(bool embed, const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2,
+                     const Tensor& out);
 // Runs `op` below autograd when one of `inputs` requires grad in grad mode, then `record(out)`.
 template <class Op, class Record>
 Tensor recorded_op(std::initializer_list<const Tensor*> inputs, Op&& op, Record&& record) {

@@ -496,8 +496,6 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   check_defined(a, name);
   const bool record =
       !into && autograd::should_record({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
-  if (record && autograd::should_record({lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr}))
-    autograd::no_derivative("tl::clamp (tensor bounds that require grad)");
   std::optional<NoGradGuard> below;
   if (record) below.emplace();
   if (!lo && !hi) fail<ShapeError>(name, "at least one of 'min' or 'max' must be given");
@@ -545,7 +543,10 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   }
   if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, device, shape, hhi), out);
   if (into && !direct) backend.copy(out, *into);
-  if (record) autograd::record_clamp(a, out);
+  if (record && ((lo && lo->tensor) || (hi && hi->tensor)))
+    autograd::record_clamp_tensors(a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr, out);
+  else if (record)
+    autograd::record_clamp(a, out);
   return into ? *into : out;
 }
 
