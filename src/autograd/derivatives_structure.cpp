@@ -206,12 +206,13 @@ TensorList to_formula(const FormulaNode& n, const Tensor& g) { return {reduce_to
 }  // namespace
 
 void record_reduction(Reduction kind, const Tensor& x, const DimList& dims, bool keepdim,
-                      const Tensor& out) {
+                      const Tensor& out, const char* given_name) {
   if (!is_floating_point(out.dtype())) return;
   const bool all = dims.empty();
-  const char* name = kind == Reduction::Mean  ? (all ? "MeanBackward0" : "MeanBackward1")
-                     : kind == Reduction::Sum ? (all ? "SumBackward0" : "SumBackward1")
-                                              : "AmaxBackward0";
+  const char* name = given_name                ? given_name
+                     : kind == Reduction::Mean ? (all ? "MeanBackward0" : "MeanBackward1")
+                     : kind == Reduction::Sum  ? (all ? "SumBackward0" : "SumBackward1")
+                                               : "AmaxBackward0";
   auto node = record_node(name, reduction_formula, {&x}, out);
   if (kind == Reduction::Extreme) {
     node->save(x);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -144,7 +145,16 @@ Tensor gemm_front(const char* op, bool batched, const Tensor& input, const Tenso
   const Shape shape = batched ? baddbmm_shape(op, g) : addmm_shape(op, g);
   if (in_place) check_self_shape(op, input, shape);
   scope.flops(gemm_flops(a, shape));
-  return scaled_product(op, g, shape, beta, alpha, into);
+  // The out= and in-place forms are refused in a graph by out_target.
+  const bool record = !into && autograd::should_record({&input, &a, &b});
+  if (!record) return scaled_product(op, g, shape, beta, alpha, into);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = scaled_product(op, g, shape, beta, alpha, into);
+  }
+  autograd::record_addmm(batched, input, a, b, beta.to<double>(), alpha.to<double>(), out);
+  return out;
 }
 
 }  // namespace

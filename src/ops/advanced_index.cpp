@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -293,6 +294,8 @@ Tensor& index_put_impl(Tensor& self, const std::vector<TensorIndex>& items, cons
   check_defined(self, op);
   if (values) check_defined(*values, op);
   check_writable(op, self);
+  // In place into a tensor outside the graph with values in it: not differentiable yet.
+  if (values && autograd::should_record({values})) autograd::no_derivative(op);
   Applied a = apply_items(self, items, op);
   if (!a.advanced()) {
     // Basic items only: the target is a view of self; copy_/fill_/add_ convert as they do.
@@ -359,6 +362,7 @@ Tensor& put_impl(Tensor& self, const Tensor& index, const Tensor& source, bool a
   check_flat_index(self, index, op);
   check_defined(source, op);
   check_writable(op, self);
+  if (autograd::should_record({&source})) autograd::no_derivative(op);
   if (source.dtype() != self.dtype())
     fail<DTypeError>(op, "self and source expected to have the same dtype, but got self.dtype = ",
                      self.dtype(), " and source.dtype = ", source.dtype());
@@ -383,11 +387,18 @@ Tensor index(const Tensor& self, const std::vector<TensorIndex>& indices) {
   profiler::OpScope scope(op);
   scope.inputs({&self});
   check_defined(self, op);
-  Applied a = apply_items(self, indices, op);
+  Applied a = apply_items(self, indices, op);  // the basic items: views, recorded as such
   if (!a.advanced()) return a.sliced;
   const Plan plan = plan_advanced(a, op);
   Tensor out = make_tensor(plan.shape, self.dtype(), self.device());
   if (plan.flat.defined()) backend_for(self.device()).take(a.sliced, plan.flat, out);
+  // The read of the view at the flat positions: IndexBackward0 adds the gradient back there.
+  if (autograd::should_record({&a.sliced}))
+    autograd::record_take(true, a.sliced,
+                          plan.flat.defined()
+                              ? plan.flat
+                              : zeros(plan.shape, TensorOptions(kInt64).device(self.device())),
+                          out);
   return out;
 }
 
@@ -410,8 +421,15 @@ Tensor index_put(const Tensor& self, const std::vector<TensorIndex>& indices, co
   profiler::OpScope scope("tl::index_put");
   scope.inputs({&self, nullptr, &values});
   check_defined(self, "tl::index_put");
-  Tensor out = self.clone();
-  return index_put_impl(out, indices, &values, Scalar(), accumulate, "tl::index_put");
+  return autograd::recorded_op(
+      {&self, &values},
+      [&] {
+        Tensor out = self.clone();
+        return index_put_impl(out, indices, &values, Scalar(), accumulate, "tl::index_put");
+      },
+      [&](const Tensor& out) {
+        autograd::record_index_put(self, indices, &values, accumulate, out);
+      });
 }
 
 Tensor index_put(const Tensor& self, const std::vector<TensorIndex>& indices, Scalar value,
@@ -419,8 +437,15 @@ Tensor index_put(const Tensor& self, const std::vector<TensorIndex>& indices, Sc
   profiler::OpScope scope("tl::index_put");
   scope.inputs({&self});
   check_defined(self, "tl::index_put");
-  Tensor out = self.clone();
-  return index_put_impl(out, indices, nullptr, value, accumulate, "tl::index_put");
+  return autograd::recorded_op(
+      {&self},
+      [&] {
+        Tensor out = self.clone();
+        return index_put_impl(out, indices, nullptr, value, accumulate, "tl::index_put");
+      },
+      [&](const Tensor& out) {
+        autograd::record_index_put(self, indices, nullptr, accumulate, out);
+      });
 }
 
 Tensor take(const Tensor& self, const Tensor& index) {
@@ -430,6 +455,7 @@ Tensor take(const Tensor& self, const Tensor& index) {
   check_flat_index(self, index, op);
   Tensor out = make_tensor(index.shape(), self.dtype(), self.device());
   if (out.numel() > 0) backend_for(self.device()).take(self, index, out);
+  if (autograd::should_record({&self})) autograd::record_take(false, self, index, out);
   return out;
 }
 
@@ -438,8 +464,13 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   profiler::OpScope scope(op);
   scope.inputs({&self, &index, &source});
   check_defined(self, op);
-  Tensor out = self.clone();
-  return put_impl(out, index, source, accumulate, op);
+  return autograd::recorded_op(
+      {&self, &source},
+      [&] {
+        Tensor out = self.clone();
+        return put_impl(out, index, source, accumulate, op);
+      },
+      [&](const Tensor& out) { autograd::record_put(self, index, source, accumulate, out); });
 }
 
 // ---- method forms ----

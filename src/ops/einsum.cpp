@@ -8,6 +8,9 @@
 
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
+#include "tensorlet/ops/advanced_index.h"
+#include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/factories.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/reduce.h"
 
@@ -169,6 +172,21 @@ Term contract(Term a, Term b, const std::vector<bool>& needed) {
   return r;
 }
 
+// The strided view of t (contiguous) that einsum takes (a repeated label's diagonal, dropped or
+// broadcast dims): make_view outside a graph; in a graph, take (recorded) of t at the positions
+// the view reads, a copy whose gradient adds back at those positions (as_strided has none).
+Tensor strided_view(const Tensor& t, const Shape& shape, const Shape& strides, bool record) {
+  if (!record) return make_view(t, shape, strides, t.offset());
+  const TensorOptions options = TensorOptions(kInt64).device(t.device());
+  Tensor pos = zeros({}, options);
+  for (int64_t d = 0; d < shape.size(); ++d) {
+    Shape along = Shape::filled(shape.size(), 1);
+    along[d] = shape[d];
+    pos = add(pos, mul(arange(shape[d], options).view(along), Scalar(strides[d])));
+  }
+  return take(t, pos.expand(shape).contiguous());
+}
+
 }  // namespace
 
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
@@ -176,7 +194,8 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   scope.inputs_of(operands);
   if (operands.empty()) fail<ShapeError>(kOp, "einsum(): must provide at least one operand");
   for (const Tensor& t : operands) check_defined(t, kOp);
-  if (autograd::any_requires_grad(operands)) autograd::no_derivative(kOp);
+  // In a graph: a composite of recorded ops (its strided views taken by strided_view).
+  const bool record = autograd::any_requires_grad(operands);
   for (size_t i = 1; i < operands.size(); ++i)
     if (operands[i].device() != operands[0].device())
       fail<DeviceError>(kOp, "expected all operands on one device, got ", operands[0].device(),
@@ -235,7 +254,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   std::vector<int64_t> size(labels, 1);
   std::vector<Term> terms;
   for (size_t i = 0; i < operands.size(); ++i) {
-    const Tensor& t = operands[i];
+    const Tensor t = record ? operands[i].contiguous() : operands[i];
     const int64_t nd = t.dim();
     const int64_t letters =
         static_cast<int64_t>(sub.operands[i].size()) - (has(sub.operands[i], kEllipsis) ? 1 : 0);
@@ -291,7 +310,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
       kept_strides.push_back(strides[d]);
     }
     term.labels = std::move(kept);
-    term.t = make_view(t, kept_shape, kept_strides, t.offset());
+    term.t = strided_view(t, kept_shape, kept_strides, record);
     terms.push_back(std::move(term));
   }
 
@@ -334,6 +353,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
 
   // The output order, as a view; a label of size 1 everywhere (dropped above) comes back as a
   // size-1 dim.
+  if (record) result.t = result.t.contiguous();
   Shape shape, strides;
   for (int l : output) {
     const auto at = std::find(result.labels.begin(), result.labels.end(), l);
@@ -341,7 +361,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
     strides.push_back(at == result.labels.end() ? 0
                                                 : result.t.strides()[at - result.labels.begin()]);
   }
-  return make_view(result.t, shape, strides, result.t.offset());
+  return strided_view(result.t, shape, strides, record);
 }
 
 }  // namespace tensorlet

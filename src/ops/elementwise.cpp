@@ -443,7 +443,12 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   const char* name = into ? "tl::masked_fill_" : "tl::masked_fill";
   profiler::OpScope scope(name);
   scope.inputs({&a, &mask, value.tensor});
-  if (!into && autograd::should_record({&a, value.tensor})) autograd::no_derivative(name);
+  // In a graph: computed below autograd, one MaskedFillBackward node (the value tensor's gradient
+  // is the sum over the filled places). In place with a value in a graph: not differentiable yet.
+  const bool record = !into && autograd::should_record({&a, value.tensor});
+  if (into && autograd::should_record({value.tensor})) autograd::no_derivative(name);
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   check_defined(a, name);
   check_defined(mask, name);
   if (mask.dtype() != kBool)
@@ -478,6 +483,8 @@ Tensor masked_fill_op(const Tensor& a, const Tensor& mask, const Operand& value,
   const Tensor& ta = prepare(a, a.dtype(), shape, ha);
   Tensor out = into ? *into : make_tensor(shape, a.dtype(), device);
   if (out.numel() > 0) backend_for(device).where(tc, fill, ta, out);
+  below.reset();
+  if (record) autograd::record_masked(0, a, mask, value.tensor, out);
   return out;
 }
 
@@ -503,8 +510,6 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   check_defined(a, name);
   const bool record =
       !into && autograd::should_record({&a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr});
-  if (record && autograd::should_record({lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr}))
-    autograd::no_derivative("tl::clamp (tensor bounds that require grad)");
   std::optional<NoGradGuard> below;
   if (record) below.emplace();
   if (!lo && !hi) fail<ShapeError>(name, "at least one of 'min' or 'max' must be given");
@@ -552,7 +557,10 @@ Tensor clamp_op(const Tensor& a, const Operand* lo, const Operand* hi, Tensor* i
   }
   if (hi) backend.binary(BinaryOp::Minimum, *first, prepare(*hi, dtype, device, shape, hhi), out);
   if (into && !direct) backend.copy(out, *into);
-  if (record) autograd::record_clamp(a, out);
+  if (record && ((lo && lo->tensor) || (hi && hi->tensor)))
+    autograd::record_clamp_tensors(a, lo ? lo->tensor : nullptr, hi ? hi->tensor : nullptr, out);
+  else if (record)
+    autograd::record_clamp(a, out);
   return into ? *into : out;
 }
 

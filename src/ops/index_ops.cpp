@@ -1,6 +1,7 @@
 // index_add, index_copy and index_fill: torch's checks, then the scatter kernel with the 1-D index
 // restrided over the source's (or the filled slices') shape (stride 0 off `dim`), so every source
 // element finds its row without an index tensor of that size. Also their Tensor methods.
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/scalar_check.h"
 #include "tensorlet/ops/elementwise.h"
@@ -123,6 +124,8 @@ Tensor index_add_op(const char* name, const Tensor& self, int64_t dim, const Ten
   check_alpha(name, alpha, self.dtype());
   check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
+  // In place into a tensor outside the graph from a source in it: not differentiable yet.
+  if (in_place && autograd::should_record({&source})) autograd::no_derivative(name);
   scatter_source(ScatterOp::Add, target, dim, index, source, alpha, name);
   return target;
 }
@@ -136,6 +139,8 @@ Tensor index_copy_op(const char* name, const Tensor& self, int64_t dim, const Te
   check_index_copy(name, self, dim, index, source);
   check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
+  // In place into a tensor outside the graph from a source in it: not differentiable yet.
+  if (in_place && autograd::should_record({&source})) autograd::no_derivative(name);
   scatter_source(ScatterOp::Assign, target, dim, index, source, Scalar(1), name);
   return target;
 }
@@ -173,15 +178,26 @@ Tensor index_fill_op(const char* name, const Tensor& self, int64_t dim, const Te
 
 }  // namespace
 
+// The out-of-place forms in a graph: the copy and the kernel below autograd, one node.
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  Scalar alpha) {
-  return index_add_op("tl::index_add", self, dim, index, source, alpha, false);
+  return autograd::recorded_op(
+      {&self, &source},
+      [&] { return index_add_op("tl::index_add", self, dim, index, source, alpha, false); },
+      [&](const Tensor& out) {
+        autograd::record_index_add(0, self, dim, index, &source, alpha.to<double>(), out);
+      });
 }
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  return index_copy_op("tl::index_copy", self, dim, index, source, false);
+  return autograd::recorded_op(
+      {&self, &source},
+      [&] { return index_copy_op("tl::index_copy", self, dim, index, source, false); },
+      [&](const Tensor& out) { autograd::record_index_add(1, self, dim, index, &source, 1, out); });
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
-  return index_fill_op("tl::index_fill", self, dim, index, value, false);
+  return autograd::recorded_op(
+      {&self}, [&] { return index_fill_op("tl::index_fill", self, dim, index, value, false); },
+      [&](const Tensor& out) { autograd::record_index_add(2, self, dim, index, nullptr, 1, out); });
 }
 
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,

@@ -51,7 +51,11 @@ Tensor masked_select(const Tensor& a, const Tensor& mask) {
     fail<DTypeError>("tl::masked_select", "expected a bool mask, got ", mask.dtype());
   check_same_device(a, mask, "mask", "tl::masked_select");
   const Shape shape = broadcast_shapes(a.shape(), mask.shape(), "tl::masked_select");
-  return backend_for(a.device()).masked_select(a.expand(shape), mask.expand(shape));
+  // The kernel reads the broadcast view below autograd; the node reduces back to a's shape.
+  return autograd::recorded_op(
+      {&a},
+      [&] { return backend_for(a.device()).masked_select(a.expand(shape), mask.expand(shape)); },
+      [&](const Tensor& out) { autograd::record_masked(2, a, mask, nullptr, out); });
 }
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {

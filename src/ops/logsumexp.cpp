@@ -1,6 +1,7 @@
 // tl::logsumexp: a composite of reductions and elementwise ops around the max, as torch's.
 #include <limits>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
@@ -9,11 +10,10 @@
 
 namespace tensorlet {
 
-Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
+namespace {
+
+Tensor logsumexp_below(const Tensor& x, const DimList& dims, bool keepdim) {
   const char* name = "tl::logsumexp";
-  profiler::OpScope scope(name);
-  scope.inputs({&x});
-  check_defined(x, name);
   // Checked here so a bad dim names tl::logsumexp, not the amax inside.
   const std::vector<bool> mask = reduce_mask(x, dims, name);
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kFloat32;
@@ -32,6 +32,24 @@ Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
     if (!keepdim) result = result.view(drop_reduced(result.shape(), mask));
   }
   return result.to(out_dtype);
+}
+
+}  // namespace
+
+// In a graph: one LogsumexpBackward0 node (softmax * g) for the composite computed below it.
+Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
+  const char* name = "tl::logsumexp";
+  profiler::OpScope scope(name);
+  scope.inputs({&x});
+  check_defined(x, name);
+  if (!autograd::should_record({&x})) return logsumexp_below(x, dims, keepdim);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = logsumexp_below(x, dims, keepdim);
+  }
+  autograd::record_logsumexp(x, dims, keepdim, out);
+  return out;
 }
 
 }  // namespace tensorlet

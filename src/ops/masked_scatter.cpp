@@ -1,6 +1,7 @@
 // masked_scatter: a composite of existing kernels. The mask's inclusive count (cumsum) gives each
 // true element its place in source, one wait reads the total (checked against source's size),
 // then index_select gathers the values and where writes them over self.
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
@@ -33,6 +34,8 @@ Tensor masked_scatter_op(const char* name, const Tensor& self, const Tensor& mas
     fail<ShapeError>(name, "mask of shape ", mask.shape(), " does not broadcast to the shape ",
                      self.shape(), " of the tensor written");
   Tensor target = in_place ? write_target(name, self, true) : self.expand(shape).clone();
+  // In place into a tensor outside the graph from a source in it: not differentiable yet.
+  if (in_place && autograd::should_record({&source})) autograd::no_derivative(name);
   const int64_t n = target.numel();
   if (n == 0) return target;
   const Tensor flat_mask = mask.expand(shape).contiguous().reshape({n});
@@ -56,7 +59,10 @@ Tensor masked_scatter_op(const char* name, const Tensor& self, const Tensor& mas
 }  // namespace
 
 Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
-  return masked_scatter_op("tl::masked_scatter", self, mask, source, false);
+  return autograd::recorded_op(
+      {&self, &source},
+      [&] { return masked_scatter_op("tl::masked_scatter", self, mask, source, false); },
+      [&](const Tensor& out) { autograd::record_masked(1, self, mask, &source, out); });
 }
 
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {

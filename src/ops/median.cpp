@@ -20,11 +20,8 @@ void check_median_dtype(const Tensor& x, const char* name) {
                      ".to(tl::kUInt8)");
 }
 
-}  // namespace
-
-Tensor median(const Tensor& x) {
+Tensor median_all(const Tensor& x) {
   const char* name = "tl::median";
-  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -41,9 +38,8 @@ Tensor median(const Tensor& x) {
   return values.view({});
 }
 
-ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
+ValuesIndices median_dim(const Tensor& x, int64_t dim, bool keepdim) {
   const char* name = "tl::median";
-  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -72,6 +68,26 @@ ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
   Shape shape = kept;
   if (keepdim) shape.insert(d, 1);
   return {values.view(shape), indices.view(shape)};
+}
+
+}  // namespace
+
+// median(): the gradient shared among the elements equal to the median, as torch's
+// evenly_distribute_backward; with a dim, it goes to the index the median was taken from.
+Tensor median(const Tensor& x) {
+  if (!autograd::should_record({&x})) return median_all(x);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = median_all(x);
+  }
+  autograd::record_reduction(autograd::Reduction::Extreme, x, {}, false, out, "MedianBackward0");
+  return out;
+}
+
+ValuesIndices median(const Tensor& x, int64_t dim, bool keepdim) {
+  return autograd::selecting_op("MedianBackward1", x, dim, keepdim,
+                                [&] { return median_dim(x, dim, keepdim); });
 }
 
 }  // namespace tensorlet

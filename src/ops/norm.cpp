@@ -2,8 +2,10 @@
 // op scope, with torch.linalg.vector_norm's rules (floating inputs, no identity for p < 0 or inf).
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
@@ -30,6 +32,10 @@ Tensor vector_norm(const char* name, const Tensor& x, double p, const DimList& d
         fail<IndexError>(name, "cannot compute the ", p, " norm over dim ", d, " of shape ",
                          x.shape(), ": the dim is empty and the norm has no identity");
   }
+  // In a graph: one LinalgVectorNormBackward0 node for the composite computed below it.
+  const bool record = autograd::should_record({&x});
+  std::optional<NoGradGuard> below;
+  if (record) below.emplace();
   // float16/bfloat16: powers and sums in float32, one rounding at the end.
   const Tensor in = x.to(is_reduced_float(x.dtype()) ? kFloat32 : x.dtype());
   Tensor result;
@@ -46,7 +52,10 @@ Tensor vector_norm(const char* name, const Tensor& x, double p, const DimList& d
   } else {
     result = pow(sum(pow(abs(in), p), dims, keepdim), 1.0 / p);
   }
-  return result.to(x.dtype());
+  result = result.to(x.dtype());
+  below.reset();
+  if (record) autograd::record_norm(x, p, dims, keepdim, result);
+  return result;
 }
 
 }  // namespace

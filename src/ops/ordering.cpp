@@ -88,18 +88,18 @@ ValuesIndices sort_op(const char* name, const Tensor& x, int64_t dim, bool desce
 }  // namespace
 
 ValuesIndices sort(const Tensor& x, int64_t dim, bool descending, bool /*stable: always*/) {
-  if (autograd::should_record({&x}) && is_floating_point(x.dtype()))
-    autograd::no_derivative("tl::sort");
-  return sort_op("tl::sort", x, dim, descending);
+  return autograd::selecting_op("SortBackward0", x, dim, true,
+                                [&] { return sort_op("tl::sort", x, dim, descending); });
 }
 
 Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool /*stable: always*/) {
   return sort_op("tl::argsort", x, dim, descending).indices;
 }
 
-ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+namespace {
+
+ValuesIndices topk_op(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
   const char* name = "tl::topk";
-  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -122,9 +122,8 @@ ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool s
   return {r.back(values, m), r.back(indices, m)};
 }
 
-ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+ValuesIndices kthvalue_op(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   const char* name = "tl::kthvalue";
-  if (autograd::should_record({&x}) && is_floating_point(x.dtype())) autograd::no_derivative(name);
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
@@ -145,6 +144,18 @@ ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
   const int64_t rows = r.rows.shape()[0];
   backend_for(x.device()).kthvalue(r.rows, k, values.view({rows}), indices.view({rows}));
   return {std::move(values), std::move(indices)};
+}
+
+}  // namespace
+
+ValuesIndices topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  return autograd::selecting_op("TopkBackward0", x, dim, true,
+                                [&] { return topk_op(x, k, dim, largest, sorted); });
+}
+
+ValuesIndices kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  return autograd::selecting_op("KthvalueBackward0", x, dim, keepdim,
+                                [&] { return kthvalue_op(x, k, dim, keepdim); });
 }
 
 }  // namespace tensorlet

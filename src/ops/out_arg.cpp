@@ -2,6 +2,7 @@
 // between writing into it and computing aside.
 #include "tensorlet/ops/out_arg.h"
 
+#include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/inplace.h"
 
 #include "tensorlet/backends/backend.h"
@@ -55,6 +56,12 @@ Tensor out_target(const char* op, Tensor& out, const Shape& shape, DType dtype, 
   if (out.shape() != shape)
     fail<ShapeError>(op, "out= has shape ", out.shape(), " but the result has shape ", shape);
   check_writable(op, out);
+  // out= forms (and the in-place forms written through here) record nothing: refused when an
+  // input requires grad, as torch's, rather than dropping its gradient.
+  if (autograd::should_record(inputs))
+    fail<Error>(op,
+                "functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad.");
   bool direct = out.dtype() == dtype;
   for (const Tensor* in : inputs)
     if (in && reads_across(*in, out)) direct = false;

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/convert.h"
@@ -97,10 +98,16 @@ Tensor nan_to_num_op(const Tensor& a, std::optional<double> nan, std::optional<d
 }  // namespace
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
-  return lerp_op(start, end, &weight, Scalar(), nullptr);
+  return autograd::recorded_op(
+      {&start, &end, &weight}, [&] { return lerp_op(start, end, &weight, Scalar(), nullptr); },
+      [&](const Tensor& out) { autograd::record_lerp(start, end, &weight, 0, out); });
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
-  return lerp_op(start, end, nullptr, weight, nullptr);
+  return autograd::recorded_op(
+      {&start, &end}, [&] { return lerp_op(start, end, nullptr, weight, nullptr); },
+      [&](const Tensor& out) {
+        autograd::record_lerp(start, end, nullptr, weight.to<double>(), out);
+      });
 }
 Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
   lerp_op(*this, end, &weight, Scalar(), this);
@@ -151,7 +158,9 @@ bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_
 
 Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  return nan_to_num_op(a, nan, posinf, neginf, nullptr);
+  return autograd::recorded_op(
+      {&a}, [&] { return nan_to_num_op(a, nan, posinf, neginf, nullptr); },
+      [&](const Tensor& out) { autograd::record_nan_to_num(a, out); });
 }
 Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
                           std::optional<double> neginf) const {

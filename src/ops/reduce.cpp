@@ -168,9 +168,15 @@ Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
   return differentiable_reduction(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
 }
 Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
-  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
-    autograd::no_derivative("tl::prod");
-  return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
+  if (!autograd::should_record({&a}))
+    return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
+  }
+  autograd::record_prod(a, dims, keepdim, out);
+  return out;
 }
 Tensor mean(const Tensor& a, const DimList& dims, bool keepdim) {
   return differentiable_reduction(ReduceOp::Mean, "tl::mean", a, dims, keepdim);
@@ -181,15 +187,28 @@ Tensor max(const Tensor& a) {
 Tensor min(const Tensor& a) {
   return differentiable_reduction(ReduceOp::Min, "tl::min", a, {}, false);
 }
+// max / min with a dim: the values' gradient goes to the index each was taken from (the indices
+// carry none).
+static ValuesIndices selecting_reduction(bool is_max, const Tensor& a, int64_t dim, bool keepdim) {
+  const ReduceOp op = is_max ? ReduceOp::Max : ReduceOp::Min;
+  const ArgReduceOp arg = is_max ? ArgReduceOp::ArgMax : ArgReduceOp::ArgMin;
+  const char* name = is_max ? "tl::max" : "tl::min";
+  if (!autograd::should_record({&a})) return values_indices(op, arg, name, a, dim, keepdim);
+  ValuesIndices out;
+  {
+    NoGradGuard below;
+    out = values_indices(op, arg, name, a, dim, keepdim);
+  }
+  autograd::record_selection(is_max ? "MaxBackward0" : "MinBackward0", a,
+                             a.dim() == 0 ? 0 : (dim < 0 ? dim + a.dim() : dim), out.indices,
+                             keepdim, out.values);
+  return out;
+}
 ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) {
-  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
-    autograd::no_derivative("tl::max (with a dim)");
-  return values_indices(ReduceOp::Max, ArgReduceOp::ArgMax, "tl::max", a, dim, keepdim);
+  return selecting_reduction(true, a, dim, keepdim);
 }
 ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) {
-  if (autograd::should_record({&a}) && is_floating_point(a.dtype()))
-    autograd::no_derivative("tl::min (with a dim)");
-  return values_indices(ReduceOp::Min, ArgReduceOp::ArgMin, "tl::min", a, dim, keepdim);
+  return selecting_reduction(false, a, dim, keepdim);
 }
 Tensor amax(const Tensor& a, const DimList& dims, bool keepdim) {
   return differentiable_reduction(ReduceOp::Max, "tl::amax", a, dims, keepdim);

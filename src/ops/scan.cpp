@@ -58,16 +58,33 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   return out;
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  if (autograd::should_record({&x})) autograd::no_derivative("tl::cumprod");
-  return arithmetic_scan(ScanOp::Prod, x, dim, dtype);
+  if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Prod, x, dim, dtype);
+  Tensor out;
+  {
+    NoGradGuard below;
+    out = arithmetic_scan(ScanOp::Prod, x, dim, dtype);
+  }
+  autograd::record_cumprod(x, x.dim() == 0 ? 0 : (dim < 0 ? dim + x.dim() : dim), out);
+  return out;
+}
+// cummax / cummin: the gradient goes back to the positions the running extremes came from.
+static ValuesIndices recorded_extremum_scan(ScanOp op, const Tensor& x, int64_t dim) {
+  if (!autograd::should_record({&x})) return extremum_scan(op, x, dim);
+  ValuesIndices out;
+  {
+    NoGradGuard below;
+    out = extremum_scan(op, x, dim);
+  }
+  autograd::record_selection(op == ScanOp::Max ? "CummaxBackward0" : "CumminBackward0", x,
+                             x.dim() == 0 ? 0 : (dim < 0 ? dim + x.dim() : dim), out.indices, true,
+                             out.values);
+  return out;
 }
 ValuesIndices cummax(const Tensor& x, int64_t dim) {
-  if (autograd::should_record({&x})) autograd::no_derivative("tl::cummax");
-  return extremum_scan(ScanOp::Max, x, dim);
+  return recorded_extremum_scan(ScanOp::Max, x, dim);
 }
 ValuesIndices cummin(const Tensor& x, int64_t dim) {
-  if (autograd::should_record({&x})) autograd::no_derivative("tl::cummin");
-  return extremum_scan(ScanOp::Min, x, dim);
+  return recorded_extremum_scan(ScanOp::Min, x, dim);
 }
 
 }  // namespace tensorlet

@@ -3,6 +3,8 @@
 // count scattered the same way and a division. Also their Tensor methods.
 #include "tensorlet/ops/scatter.h"
 
+#include "tensorlet/autograd/derivatives.h"
+
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/scalar_check.h"
 #include "tensorlet/ops/elementwise.h"
@@ -78,6 +80,8 @@ Tensor scatter_op(const char* name, ScatterOp op, const Tensor& self, int64_t di
   if (!src) check_scalar_fits(name, "value", value, self.dtype());
   check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
+  // In place into a tensor outside the graph from a src in it: not differentiable yet.
+  if (in_place && autograd::should_record({src})) autograd::no_derivative(name);
   if (index.numel() > 0) launch(op, target, dim, index, src, in_dtype(value, self.dtype()));
   return target;
 }
@@ -139,6 +143,7 @@ Tensor scatter_reduce_op(const char* name, const Tensor& self, int64_t dim, cons
     fail<DTypeError>(name, "reduce \"mean\" is not supported for bool tensors");
   check_scatter_index_range(name, index, size_of(self, dim), dim);
   Tensor target = write_target(name, self, in_place);
+  if (in_place && autograd::should_record({&src})) autograd::no_derivative(name);
   if (index.numel() == 0) return target;
   if (!include_self)
     launch(ScatterOp::Assign, target, dim, index, nullptr, reduce_identity(op, self.dtype()));
@@ -149,19 +154,50 @@ Tensor scatter_reduce_op(const char* name, const Tensor& self, int64_t dim, cons
 
 }  // namespace
 
+// The out-of-place forms in a graph: the copy and the kernel below autograd, one node.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_op("tl::scatter", ScatterOp::Assign, self, dim, index, &src, Scalar(), false);
+  return autograd::recorded_op(
+      {&self, &src},
+      [&] {
+        return scatter_op("tl::scatter", ScatterOp::Assign, self, dim, index, &src, Scalar(),
+                          false);
+      },
+      [&](const Tensor& out) { autograd::record_scatter("", self, dim, index, &src, true, out); });
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
-  return scatter_op("tl::scatter", ScatterOp::Assign, self, dim, index, nullptr, value, false);
+  return autograd::recorded_op(
+      {&self},
+      [&] {
+        return scatter_op("tl::scatter", ScatterOp::Assign, self, dim, index, nullptr, value,
+                          false);
+      },
+      [&](const Tensor& out) {
+        autograd::record_scatter("", self, dim, index, nullptr, true, out);
+      });
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_op("tl::scatter_add", ScatterOp::Add, self, dim, index, &src, Scalar(), false);
+  return autograd::recorded_op(
+      {&self, &src},
+      [&] {
+        return scatter_op("tl::scatter_add", ScatterOp::Add, self, dim, index, &src, Scalar(),
+                          false);
+      },
+      [&](const Tensor& out) {
+        autograd::record_scatter("add", self, dim, index, &src, true, out);
+      });
 }
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       std::string_view reduce, bool include_self) {
-  return scatter_reduce_op("tl::scatter_reduce", self, dim, index, src, reduce, include_self,
-                           false);
+  return autograd::recorded_op(
+      {&self, &src},
+      [&] {
+        return scatter_reduce_op("tl::scatter_reduce", self, dim, index, src, reduce, include_self,
+                                 false);
+      },
+      [&](const Tensor& out) {
+        const std::string r(reduce);
+        autograd::record_scatter(r.c_str(), self, dim, index, &src, include_self, out);
+      });
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
@@ -169,7 +170,11 @@ Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   }
   shape.push_back(size);
   strides.push_back(a.strides()[d1] + a.strides()[d2]);
-  return a.as_strided(shape, strides, start);
+  // In a graph: the view made below autograd (as_strided has no derivative), one
+  // DiagonalBackward0 node.
+  return autograd::recorded_op(
+      {&a}, [&] { return a.as_strided(shape, strides, start); },
+      [&](const Tensor& out) { autograd::record_diagonal(false, a, offset, d1, d2, out); });
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing) {
@@ -299,9 +304,14 @@ Tensor diag(const Tensor& a, int64_t k) {
   if (a.dim() == 2) return diagonal(a, k).clone();
   if (a.dim() != 1) fail<ShapeError>(op, "expected a 1-D or 2-D tensor, got ", a.dim(), "-D");
   const int64_t n = side_with_offset(op, a.numel(), k);
-  Tensor out = zeros({n, n}, a.options());
-  diagonal(out, k).copy_(a);
-  return out;
+  return autograd::recorded_op(
+      {&a},
+      [&] {
+        Tensor out = zeros({n, n}, a.options());
+        diagonal(out, k).copy_(a);
+        return out;
+      },
+      [&](const Tensor& out) { autograd::record_diagonal(true, a, k, 0, 1, out); });
 }
 
 Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -317,9 +327,14 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   Shape shape;
   int64_t next = 0;
   for (int64_t d = 0; d < nd; ++d) shape.push_back(d == d1 || d == d2 ? n : a.shape()[next++]);
-  Tensor out = zeros(shape, a.options());
-  diagonal(out, offset, d1, d2).copy_(a.dim() == 0 ? a.reshape({1}) : a);
-  return out;
+  return autograd::recorded_op(
+      {&a},
+      [&] {
+        Tensor out = zeros(shape, a.options());
+        diagonal(out, offset, d1, d2).copy_(a.dim() == 0 ? a.reshape({1}) : a);
+        return out;
+      },
+      [&](const Tensor& out) { autograd::record_diagonal(true, a, offset, d1, d2, out); });
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {

@@ -2,6 +2,7 @@
 // deviations from it), so a large mean does not cancel the variance away.
 #include <algorithm>
 
+#include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
@@ -41,21 +42,36 @@ std::pair<Tensor, Tensor> moments(const char* name, const Tensor& x, const DimLi
   return {result.to(x.dtype()), m.to(x.dtype())};
 }
 
+// In a graph: the moments computed below autograd, then one VarBackward0 / StdBackward0 node for
+// the first and a mean node for the second (var_mean, std_mean).
+std::pair<Tensor, Tensor> recorded_moments(const char* name, const Tensor& x, const DimList& dims,
+                                           double correction, bool keepdim, bool take_sqrt) {
+  if (!autograd::should_record({&x})) return moments(name, x, dims, correction, keepdim, take_sqrt);
+  std::pair<Tensor, Tensor> out;
+  {
+    NoGradGuard below;
+    out = moments(name, x, dims, correction, keepdim, take_sqrt);
+  }
+  autograd::record_var(take_sqrt, x, dims, correction, keepdim, out.first);
+  autograd::record_reduction(autograd::Reduction::Mean, x, dims, keepdim, out.second);
+  return out;
+}
+
 }  // namespace
 
 Tensor var(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
-  return moments("tl::var", x, dims, correction, keepdim, false).first;
+  return recorded_moments("tl::var", x, dims, correction, keepdim, false).first;
 }
 Tensor std(const Tensor& x, const DimList& dims, double correction, bool keepdim) {
-  return moments("tl::std", x, dims, correction, keepdim, true).first;
+  return recorded_moments("tl::std", x, dims, correction, keepdim, true).first;
 }
 std::pair<Tensor, Tensor> var_mean(const Tensor& x, const DimList& dims, double correction,
                                    bool keepdim) {
-  return moments("tl::var_mean", x, dims, correction, keepdim, false);
+  return recorded_moments("tl::var_mean", x, dims, correction, keepdim, false);
 }
 std::pair<Tensor, Tensor> std_mean(const Tensor& x, const DimList& dims, double correction,
                                    bool keepdim) {
-  return moments("tl::std_mean", x, dims, correction, keepdim, true);
+  return recorded_moments("tl::std_mean", x, dims, correction, keepdim, true);
 }
 
 }  // namespace tensorlet
