@@ -1,6 +1,7 @@
 // CUDA benchmark: docs/DESIGN.md rows G1-G6, the reduced-precision rows H1-H3 and the TF32 row
 // (issue 12), O1's softmax, O2's sorts, O3's topk, O4's cumsum and O5's scatter_add / index_add
-// (issue 14), G7/G8's CUDA graphs (issue 16), each against a raw floor measured in the same run.
+// (issue 14), G7/G8's CUDA graphs (issue 16), A3's unary backward kernels (issue 32), each against
+// a raw floor measured in the same run.
 //   usage: bench_cuda [G1 G3 H1 TF32 O2 ...]   (default: every row)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -719,6 +720,58 @@ void bench_scatter() {
               t[3] / kIters * 1e6);
 }
 
+// ---- A3: the backward of unary ops vs the device-to-device copy rate -------------------------
+
+// autograd::grad of y = op(x) on 64M float32, as a training step calls it: one fused kernel reads
+// the gradient and the saved x or y and writes the result, 3 x 256 MiB. torch_reference.py times
+// torch.autograd.grad the same way (target: >= 1.0x PyTorch).
+void bench_unary_backward() {
+  constexpr int kIters = 5;
+  auto iters = [](std::function<void()> op) {
+    return events([op = std::move(op)] {
+      for (int i = 0; i < kIters; ++i) op();
+    });
+  };
+  constexpr int64_t n = int64_t{64} << 20;
+  const double bytes = 4.0 * n;
+  const tl::Tensor any = rand_of({n}, tl::kFloat32) * 4.0 - 2.0;  // [-2, 2)
+  const tl::Tensor positive = rand_of({n}, tl::kFloat32) + 0.5;   // log, sqrt
+  const tl::Tensor g = rand_of({n}, tl::kFloat32);
+  tl::Tensor dst = tl::empty_like(g);
+  struct Op {
+    const char* name;
+    tl::Tensor (*f)(const tl::Tensor&);
+    bool positive;
+  };
+  const Op ops[] = {
+      {"sigmoid", [](const tl::Tensor& x) { return tl::sigmoid(x); }, false},
+      {"tanh", [](const tl::Tensor& x) { return tl::tanh(x); }, false},
+      {"gelu", [](const tl::Tensor& x) { return tl::gelu(x); }, false},
+      {"silu", [](const tl::Tensor& x) { return tl::silu(x); }, false},
+      {"exp", [](const tl::Tensor& x) { return tl::exp(x); }, false},
+      {"log", [](const tl::Tensor& x) { return tl::log(x); }, true},
+      {"sqrt", [](const tl::Tensor& x) { return tl::sqrt(x); }, true},
+      {"relu", [](const tl::Tensor& x) { return tl::relu(x); }, false},
+  };
+  for (const Op& op : ops) {
+    tl::Tensor x = (op.positive ? positive : any).detach();
+    x.requires_grad_();
+    const tl::Tensor y = op.f(x);
+    auto t = interleaved_medians(
+        7, 2,
+        {iters([&] {
+           CK(cudaMemcpyAsync(dst.data_ptr(), g.data_ptr(), g.nbytes(), cudaMemcpyDeviceToDevice,
+                              g_stream));
+         }),
+         iters([&] { g_sink = g_sink + tl::autograd::grad({y}, {x}, {g}, true)[0].numel(); })});
+    const double copy = 2 * bytes * kIters / t[0] / 1e9;
+    const double gbs = 3 * bytes * kIters / t[1] / 1e9;  // reads grad and x or y, writes dx
+    row("A3", std::string(op.name) + " backward, 64M float32", fmt("%.0f GB/s", gbs),
+        fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.85x", gbs / copy >= 0.85);
+    std::printf("    %s backward: %.1f us per call\n", op.name, t[1] / kIters * 1e6);
+  }
+}
+
 bool wanted(int argc, char** argv, const char* id) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -786,6 +839,7 @@ int main(int argc, char** argv) {
   if (o2 || o3) section("O2", [&] { bench_ordering(o2, o3); });
   if (wanted(argc, argv, "O4")) section("O4", [] { bench_cumsum(); });
   if (wanted(argc, argv, "O5")) section("O5", [] { bench_scatter(); });
+  if (wanted(argc, argv, "A3")) section("A3", [] { bench_unary_backward(); });
   if (wanted(argc, argv, "G7") || wanted(argc, argv, "G8")) section("G7", [] { bench_graphs(); });
   section("end", [] { tl::cuda::synchronize(); });
 
@@ -801,6 +855,7 @@ int main(int argc, char** argv) {
       "       pairs; O3 = topk time / one read of its input at D2D copy rate; O4 = cumsum GB/s\n"
       "       (read + write) / D2D copy GB/s; O5 = time / a raw atomicAdd kernel's (no copy of\n"
       "       self, no index check); G7 = per-op replay time / a raw graph's per empty kernel\n"
-      "       (the target is absolute); G8 = eager loop time / its graph's replay time\n");
+      "       (the target is absolute); G8 = eager loop time / its graph's replay time; A3 =\n"
+      "       backward GB/s (grad and x or y read, dx written) / D2D copy GB/s\n");
   return failed == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G8, H1-H3, TF32, O1-O5) and
-bench_cpu (C3-C6, C8 and O6, PyTorch's CPU; on a machine without CUDA only these CPU rows).
+"""PyTorch eager on the same GPU, for the workloads of bench_cuda (rows G1-G8, H1-H3, TF32, O1-O5,
+A3) and bench_cpu (C3-C6, C8 and O6, PyTorch's CPU; on a machine without CUDA only these CPU rows).
 
 usage: python3 bench/torch_reference.py [--ours bench_cuda.log] [--ours bench_cpu.log] [--cpu-only]
 
@@ -428,6 +428,32 @@ def scatter():
     torch.cuda.empty_cache()
 
 
+def unary_backward():
+    """A3: torch.autograd.grad of y = op(x) on 64M float32 (retain_graph), GB/s of its 3 x 256 MiB
+    (grad and x or y read, dx written), as bench_cuda times tensorlet's."""
+    iters = 5
+    n = 64 << 20
+    any_x = torch.rand(n, device="cuda") * 4 - 2
+    positive = torch.rand(n, device="cuda") + 0.5
+    g = torch.rand(n, device="cuda")
+    ops = [("sigmoid", torch.sigmoid, False), ("tanh", torch.tanh, False),
+           ("gelu", torch.nn.functional.gelu, False), ("silu", torch.nn.functional.silu, False),
+           ("exp", torch.exp, False), ("log", torch.log, True), ("sqrt", torch.sqrt, True),
+           ("relu", torch.relu, False)]
+    for name, fn, pos in ops:
+        x = (positive if pos else any_x).detach().requires_grad_()
+        y = fn(x)
+
+        def body():
+            for _ in range(iters):
+                torch.autograd.grad(y, x, g, retain_graph=True)
+        (t,) = medians([events(body)])
+        row("A3", f"{name} backward, 64M float32", 3 * 4.0 * n * iters / t / 1e9, "GB/s")
+        del x, y
+    del any_x, positive, g
+    torch.cuda.empty_cache()
+
+
 def read_ours(paths):
     """bench_cuda's and bench_cpu's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -439,7 +465,7 @@ def read_ours(paths):
 def ours_of(path, ours, seen):
     """Adds one log's rows to ours."""
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
-    pattern = re.compile(r"^(G\d|H\d|O\d|C\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|GFLOP/s|TFLOP/s)\s")
+    pattern = re.compile(r"^(G\d|H\d|O\d|C\d|A\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|GFLOP/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = pattern.match(line)
@@ -454,7 +480,7 @@ def ours_of(path, ours, seen):
 # Rows whose target is a speed ratio against PyTorch (> 1: tensorlet faster); the others are
 # judged against their floors in bench_cuda / bench_cpu.
 TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "C8": 1.0, "O6": 0.8, "G7": 1.0,
-           "G9": 1.0, "O2": 1.0, "O5": 1.0}
+           "G9": 1.0, "O2": 1.0, "O5": 1.0, "A3": 1.0}
 
 
 def compare(paths):
@@ -503,6 +529,7 @@ def main():
                 ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
                 ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
                 ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
+                ("A3", unary_backward),
                 ("C3 C4 C5 C6 C8", cpu_rows)]
     wanted = set(args.rows.upper().split())
     for ids, section in sections:

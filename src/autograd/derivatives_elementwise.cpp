@@ -3,6 +3,7 @@
 // (no_derivative) rather than dropping the gradient.
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/autograd/formula_node.h"
+#include "tensorlet/autograd/fused_backward.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
 
@@ -122,84 +123,82 @@ TensorList binary_formula(const FormulaNode& n, const Tensor& g) {
 
 // ---- unary ops -------------------------------------------------------------------------------
 
-struct UnaryDerivative {
-  const char* name;
-  bool reads_x, reads_y;  // the formula reads the input / the output
-};
-
-UnaryDerivative unary_derivative(UnaryOp op) {
+// PyTorch's node name of op's derivative; nullptr: no derivative. What the formula reads (x or
+// y) is what op's backward kernel reads (backward_saved, backends/math/unary_backward_ops.h);
+// the ops without a kernel read nothing.
+const char* unary_derivative(UnaryOp op) {
   switch (op) {
     case UnaryOp::Neg:
-      return {"NegBackward0", false, false};
+      return "NegBackward0";
     case UnaryOp::Abs:
-      return {"AbsBackward0", true, false};
+      return "AbsBackward0";
     case UnaryOp::Exp:
-      return {"ExpBackward0", false, true};
+      return "ExpBackward0";
     case UnaryOp::Log:
-      return {"LogBackward0", true, false};
+      return "LogBackward0";
     case UnaryOp::Sqrt:
-      return {"SqrtBackward0", false, true};
+      return "SqrtBackward0";
     case UnaryOp::Sin:
-      return {"SinBackward0", true, false};
+      return "SinBackward0";
     case UnaryOp::Cos:
-      return {"CosBackward0", true, false};
+      return "CosBackward0";
     case UnaryOp::Tanh:
-      return {"TanhBackward0", false, true};
+      return "TanhBackward0";
     case UnaryOp::Sigmoid:
-      return {"SigmoidBackward0", false, true};
+      return "SigmoidBackward0";
     case UnaryOp::Relu:
-      return {"ReluBackward0", false, true};
+      return "ReluBackward0";
     case UnaryOp::Floor:
-      return {"FloorBackward0", false, false};
+      return "FloorBackward0";
     case UnaryOp::Ceil:
-      return {"CeilBackward0", false, false};
+      return "CeilBackward0";
     case UnaryOp::Trunc:
-      return {"TruncBackward0", false, false};
+      return "TruncBackward0";
     case UnaryOp::Round:
-      return {"RoundBackward0", false, false};
+      return "RoundBackward0";
     case UnaryOp::Sign:
-      return {"SignBackward0", false, false};
+      return "SignBackward0";
     case UnaryOp::Reciprocal:
-      return {"ReciprocalBackward0", false, true};
+      return "ReciprocalBackward0";
     case UnaryOp::Rsqrt:
-      return {"RsqrtBackward0", false, true};
+      return "RsqrtBackward0";
     case UnaryOp::Log1p:
-      return {"Log1PBackward0", true, false};
+      return "Log1PBackward0";
     case UnaryOp::Expm1:
-      return {"Expm1Backward0", false, true};
+      return "Expm1Backward0";
     case UnaryOp::Log2:
-      return {"Log2Backward0", true, false};
+      return "Log2Backward0";
     case UnaryOp::Log10:
-      return {"Log10Backward0", true, false};
+      return "Log10Backward0";
     case UnaryOp::Exp2:
-      return {"Exp2Backward0", false, true};
+      return "Exp2Backward0";
     case UnaryOp::Erf:
-      return {"ErfBackward0", true, false};
+      return "ErfBackward0";
     case UnaryOp::Erfc:
-      return {"ErfcBackward0", true, false};
+      return "ErfcBackward0";
     case UnaryOp::Tan:
-      return {"TanBackward0", false, true};
+      return "TanBackward0";
     case UnaryOp::Sinh:
-      return {"SinhBackward0", true, false};
+      return "SinhBackward0";
     case UnaryOp::Cosh:
-      return {"CoshBackward0", true, false};
+      return "CoshBackward0";
     case UnaryOp::Asin:
-      return {"AsinBackward0", true, false};
+      return "AsinBackward0";
     case UnaryOp::Acos:
-      return {"AcosBackward0", true, false};
+      return "AcosBackward0";
     case UnaryOp::Atan:
-      return {"AtanBackward0", true, false};
+      return "AtanBackward0";
     case UnaryOp::Square:
-      return {"PowBackward0", true, false};
+      return "PowBackward0";
     case UnaryOp::Silu:
-      return {"SiluBackward0", true, false};
+      return "SiluBackward0";
     case UnaryOp::Softplus:
-      return {"SoftplusBackward0", true, false};
+      return "SoftplusBackward0";
     case UnaryOp::Gelu:
     case UnaryOp::GeluTanh:
-      return {"GeluBackward0", true, false};
+      return "GeluBackward0";
     default:
-      return {nullptr, false, false};
+      return nullptr;
   }
 }
 
@@ -298,9 +297,22 @@ Tensor unary_grad(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y)
   }
 }
 
+// One kernel (fused_backward.h) unless the backward must be differentiable: with create_graph
+// (grad mode on during backward) and grad or the saved tensor requiring grad, the composite
+// formula above records its ops. A gradient of another dtype than the forward's (a float64
+// grad_output for a float32 output) also takes the composite, which promotes as before.
+Tensor unary_gradient(UnaryOp op, const Tensor& g, const Tensor& x, const Tensor& y) {
+  if (!has_backward_kernel(op)) return unary_grad(op, g, x, y);  // neg(g), zeros: one kernel
+  const Tensor& saved = backward_saved(op) == math::BackwardSaved::Output ? y : x;
+  const bool differentiable = GradMode::is_enabled() && (requires_grad(g) || requires_grad(saved));
+  if (differentiable || g.dtype() != saved.dtype() || g.device() != saved.device())
+    return unary_grad(op, g, x, y);
+  return unary_backward(op, g, saved);
+}
+
 TensorList unary_formula(const FormulaNode& n, const Tensor& g) {
   const auto op = static_cast<UnaryOp>(n.ints[0]);
-  return {reduce_to(unary_grad(op, g, n.saved(0), n.saved(1)), n.input(0))};
+  return {reduce_to(unary_gradient(op, g, n.saved(0), n.saved(1)), n.input(0))};
 }
 
 }  // namespace
@@ -327,12 +339,14 @@ void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& 
 
 void record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {
   if (!is_floating_point(out.dtype())) return;
-  const UnaryDerivative d = unary_derivative(op);
-  if (!d.name) no_derivative(unary_op_name(op));
-  auto node = record_node(d.name, unary_formula, {&x}, out);
+  const char* name = unary_derivative(op);
+  if (!name) no_derivative(unary_op_name(op));
+  const bool kernel = has_backward_kernel(op);
+  const bool reads_y = kernel && backward_saved(op) == math::BackwardSaved::Output;
+  auto node = record_node(name, unary_formula, {&x}, out);
   node->ints = {static_cast<int64_t>(op)};
-  node->save(d.reads_x ? x : Tensor());
-  node->save(d.reads_y ? out : Tensor(), true);
+  node->save(kernel && !reads_y ? x : Tensor());
+  node->save(reads_y ? out : Tensor(), true);
 }
 
 }  // namespace tensorlet::autograd

@@ -24,6 +24,7 @@ SavedVariable::SavedVariable(const Tensor& tensor, bool is_output)
   if (!saved_) return;
   data_ = is_output ? tensor.detach() : tensor;
   version_ = tensor.storage()->version();
+  if (const AutogradMeta* m = is_output ? meta_of(tensor) : nullptr) output_nr_ = m->output_nr;
 }
 
 Tensor SavedVariable::unpack(const Node& node) const {
@@ -42,6 +43,14 @@ Tensor SavedVariable::unpack(const Node& node) const {
                 data_.dtype(), " ", data_.shape(), "], which is output 0 of ", node.name(),
                 ", is at version ", data_.storage()->version(), "; expected version ", version_,
                 " instead");
+  if (is_output_ && GradMode::is_enabled()) {
+    // A fresh tensor each time: the history lives only as long as the formula's graph needs it.
+    Tensor t = data_.detach();
+    AutogradMeta& m = meta_for(t);
+    m.grad_fn = std::const_pointer_cast<Node>(node.shared_from_this());
+    m.output_nr = output_nr_;
+    return t;
+  }
   return data_;
 }
 

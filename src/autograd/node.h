@@ -86,7 +86,8 @@ class Node : public std::enable_shared_from_this<Node> {
 // A tensor a node keeps for backward. Unpacking checks that nothing wrote to it in place since
 // (its storage's version), and that the graph was not freed by an earlier backward. An output of
 // the node itself is kept without its autograd state: the node holding its own output's grad_fn
-// would be a reference cycle.
+// would be a reference cycle. Unpacked while a backward records (create_graph), it gets the node
+// back as its grad_fn (torch's SavedVariable), so a formula reading y differentiates through y.
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -105,6 +106,7 @@ class SavedVariable {
   Tensor data_;
   bool is_output_ = false;
   uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;  // which output of the node, for an output
   bool saved_ = false;
   bool released_ = false;
 };

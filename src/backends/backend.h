@@ -97,6 +97,12 @@ class Backend {
   // the replacements are values of that dtype.
   virtual void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf,
                           const Tensor& out) = 0;
+  // The gradient of a unary op in one pass, grad * op'(x) (backends/math/unary_backward_ops.h):
+  // op has a backward kernel (has_backward_kernel); grad and saved (x or y, as backward_saved(op)
+  // says) of out's floating dtype and shape, any strides (a broadcast gradient's zeros too); out
+  // fresh and contiguous.
+  virtual void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved,
+                              const Tensor& out) = 0;
   // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
   virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
                      const Tensor& out) = 0;

@@ -74,6 +74,11 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::nan_to_num(in, nan, posinf, neginf, out);
   }
+  void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved,
+                      const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::unary_backward(op, grad, saved, out);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

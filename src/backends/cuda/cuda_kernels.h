@@ -28,6 +28,8 @@ void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight, 
 void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
              const Tensor& out);
 void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf, const Tensor& out);
+// cuda_unary_backward.cu
+void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved, const Tensor& out);
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
