@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorlet/autograd/hooks.h"
 #include "tensorlet/tensor/tensor.h"
 
 namespace tensorlet::autograd {
@@ -47,6 +48,12 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual TensorList apply(TensorList&& grads) = 0;
   // Frees what the node saved, after a backward that does not retain the graph.
   virtual void release_variables() {}
+  // False: the engine hands apply() zeros (of input_meta) for an output no gradient reached;
+  // true: it hands an undefined tensor, which the node handles itself.
+  virtual bool accepts_undefined_grads() const { return false; }
+  // Runs the register_hook hooks of the forward outputs on their (defined) gradients before
+  // apply(), as torch's tensor pre-hooks; `api` is the backward call, named in the errors.
+  virtual void call_tensor_pre_hooks(TensorList& grads, const char* api);
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   const std::vector<Edge>& next_functions() const { return next_edges_; }  // LibTorch's name
@@ -59,6 +66,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // position among the node's inputs is returned).
   void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
   uint32_t add_input_metadata(const Tensor& output);
+  uint32_t add_input_metadata(const InputMeta& meta);
 
   // retain_grad() on forward output `nr`: backward stores that output's gradient in its grad().
   void retain_output(uint32_t nr, const std::shared_ptr<TensorImpl>& output) {
@@ -67,8 +75,13 @@ class Node : public std::enable_shared_from_this<Node> {
   const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained_outputs() const {
     return retained_;
   }
+  // register_hook on forward output `nr`: the output's hook list, shared with its AutogradMeta.
+  void add_tensor_pre_hook(uint32_t nr, std::shared_ptr<HookList> hooks) {
+    tensor_pre_hooks_.emplace_back(nr, std::move(hooks));
+  }
 
  private:
+  std::vector<std::pair<uint32_t, std::shared_ptr<HookList>>> tensor_pre_hooks_;
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;
@@ -82,7 +95,9 @@ class Node : public std::enable_shared_from_this<Node> {
 class SavedVariable {
  public:
   SavedVariable() = default;
-  SavedVariable(const Tensor& tensor, bool is_output);
+  // An inference tensor cannot be saved (torch's rule): Error naming `api`, or the op the user
+  // called when null.
+  SavedVariable(const Tensor& tensor, bool is_output, const char* api = nullptr);
   // `node`: the node asking, named in the errors.
   Tensor unpack(const Node& node) const;
   void reset();
@@ -95,12 +110,16 @@ class SavedVariable {
 };
 
 // The node a leaf that requires grad feeds: it adds the incoming gradient into the leaf's grad()
-// (runs the leaf's hooks first).
+// (the leaf's register_hook hooks run first, its post-accumulate hooks after). Nothing reached
+// it (an undefined gradient): grad() is left as it was, as torch's.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList&& grads) override;
+  bool accepts_undefined_grads() const override { return true; }
+  // The leaf's hooks live on the leaf (this node is made again for each graph).
+  void call_tensor_pre_hooks(TensorList& grads, const char* api) override;
   const Tensor& variable() const { return leaf_; }
 
  private:
