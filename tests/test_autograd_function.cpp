@@ -207,6 +207,24 @@ TEST_CASE("autograd Function: saved values and tensors, gradcheck and create_gra
   }
 }
 
+TEST_CASE("autograd: a saved output gets its history back under create_graph") {
+  for (const tl::Device device : tl_test::test_devices()) {
+    tl::Tensor x = leaf({4}, device);
+    const tl::Tensor e = tl::exp(x.detach()), t = tl::tanh(x.detach());
+    // d2/dx2 exp = exp, through a custom Function and the built-in op (both save their output).
+    for (const bool custom : {true, false}) {
+      tl::Tensor y = custom ? Exp::apply(x) : tl::exp(x);
+      auto g = tl::autograd::grad({y.sum()}, {x}, {}, std::nullopt, true);
+      check_close(g[0], e);
+      REQUIRE(g[0].requires_grad());
+      check_close(tl::autograd::grad({g[0].sum()}, {x})[0], e);
+    }
+    // d2/dx2 tanh = -2 tanh (1 - tanh^2).
+    auto g = tl::autograd::grad({tl::tanh(x).sum()}, {x}, {}, std::nullopt, true);
+    check_close(tl::autograd::grad({g[0].sum()}, {x})[0], t * (t * t - 1.0) * 2.0);
+  }
+}
+
 TEST_CASE("autograd Function: saved tensors keep torch's version check and are freed") {
   tl::Tensor x = leaf({3}, tl::Device::cpu());
   tl::Tensor y = random_tensor({3});

@@ -39,6 +39,10 @@ SavedVariable::SavedVariable(const Tensor& tensor, bool is_output, const char* a
                 "clone to get a normal tensor and use it in autograd.");
   }
   data_ = is_output ? tensor.detach() : tensor;
+  if (is_output && meta_of(tensor)) {
+    grad_fn_ = tensor.grad_fn();
+    output_nr_ = tensor.output_nr();
+  }
   version_ = tensor.storage()->version();
 }
 
@@ -58,11 +62,19 @@ Tensor SavedVariable::unpack(const Node& node) const {
                 data_.dtype(), " ", data_.shape(), "], which is output 0 of ", node.name(),
                 ", is at version ", data_.storage()->version(), "; expected version ", version_,
                 " instead");
-  return data_;
+  if (!GradMode::is_enabled()) return data_;
+  std::shared_ptr<Node> fn = grad_fn_.lock();
+  if (!fn) return data_;
+  Tensor with_history = data_.detach();
+  AutogradMeta& m = meta_for(with_history);
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr_;
+  return with_history;
 }
 
 void SavedVariable::reset() {
   data_ = Tensor();
+  grad_fn_.reset();
   released_ = true;
 }
 

@@ -90,8 +90,10 @@ class Node : public std::enable_shared_from_this<Node> {
 
 // A tensor a node keeps for backward. Unpacking checks that nothing wrote to it in place since
 // (its storage's version), and that the graph was not freed by an earlier backward. An output of
-// the node itself is kept without its autograd state: the node holding its own output's grad_fn
-// would be a reference cycle.
+// the node itself is kept without its autograd state (the node holding its own output's grad_fn
+// would be a reference cycle) and a weak pointer to the node: unpacked in grad mode (a backward
+// with create_graph) it gets its history back, so a second derivative flows through it (torch's
+// SavedVariable does the same).
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -104,6 +106,8 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  std::weak_ptr<Node> grad_fn_;  // an output's node
+  uint32_t output_nr_ = 0;
   uint32_t version_ = 0;
   bool saved_ = false;
   bool released_ = false;
