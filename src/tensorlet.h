@@ -3,6 +3,8 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/engine.h"
+#include "tensorlet/autograd/function.h"
+#include "tensorlet/autograd/hooks.h"
 #include "tensorlet/backends/cuda/cuda.h"
 #include "tensorlet/backends/cuda/graph.h"
 #include "tensorlet/distributed/distributed.h"
@@ -18,6 +20,7 @@
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/grad_mode.h"
+#include "tensorlet/tensor/inference_mode.h"
 #include "tensorlet/io/dlpack.h"
 #include "tensorlet/io/npy.h"
 #include "tensorlet/io/npz.h"

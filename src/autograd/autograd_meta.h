@@ -3,9 +3,11 @@
 
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tensorlet/tensor/grad_mode.h"
+#include "tensorlet/autograd/hooks.h"
 #include "tensorlet/autograd/node.h"
 #include "tensorlet/tensor/tensor.h"
 
@@ -18,6 +20,10 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;         // null for a leaf
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad, while a graph holds it
   uint32_t output_nr = 0;                // which output of grad_fn
+  std::shared_ptr<HookList> hooks;       // register_hook's (a non-leaf's grad_fn shares them)
+  std::shared_ptr<HookList> post_accumulate_hooks;  // a leaf's, run after grad() was updated
+  // Guards a leaf's accumulator and grad(): backwards on several threads may share a leaf.
+  std::mutex mutex;
 };
 
 inline AutogradMeta* meta_of(const Tensor& t) {

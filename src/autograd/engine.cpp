@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/autograd/formula_node.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -19,6 +20,21 @@
 namespace tensorlet::autograd {
 
 namespace {
+
+thread_local const char* t_backward_api = nullptr;
+
+// Names the backward call in errors raised inside nodes while it runs (restored after: a hook may
+// run a backward of its own).
+class BackwardApiScope {
+ public:
+  explicit BackwardApiScope(const char* api) : previous_(t_backward_api) { t_backward_api = api; }
+  ~BackwardApiScope() { t_backward_api = previous_; }
+  BackwardApiScope(const BackwardApiScope&) = delete;
+  BackwardApiScope& operator=(const BackwardApiScope&) = delete;
+
+ private:
+  const char* previous_;
+};
 
 struct ByLaterFirst {
   bool operator()(const Node* a, const Node* b) const {
@@ -95,45 +111,49 @@ class GraphTask {
       : api_(api), keep_graph_(keep_graph), create_graph_(create_graph) {}
 
   // captures: edges whose gradient is collected (autograd::grad, backward's inputs=); only the
-  // nodes on a path to one of them run. Empty: every reachable node runs.
+  // nodes on a path to one of them run (and the captured leaves' accumulators, when
+  // accumulate_captured). Empty: every reachable node runs.
   void run(const std::vector<Edge>& roots, const std::vector<Tensor>& root_grads,
            std::vector<Capture>* captures, bool accumulate_captured) {
     count_dependencies(roots);
     if (captures) mark_needed(roots, *captures);
-    for (size_t i = 0; i < roots.size(); ++i) deliver(roots[i], root_grads[i], captures);
+    for (size_t i = 0; i < roots.size(); ++i) deliver(roots[i], root_grads[i]);
     std::priority_queue<Node*, std::vector<Node*>, ByLaterFirst> ready;
     for (const Edge& r : roots)
       if (dependencies_[r.function.get()] == 0 && queued_.insert(r.function.get()).second)
         ready.push(r.function.get());
     AutoGradMode mode(create_graph_);
+    BackwardApiScope naming(api_);
     while (!ready.empty()) {
       Node* node = ready.top();
       ready.pop();
+      // Every gradient for the node has arrived (its dependencies are done): undefined entries
+      // are outputs nothing reached.
       TensorList inputs = take_inputs(node);
-      // retain_grad() outputs keep their gradient in grad() (backward only: grad() accumulates
-      // nothing).
-      if (accumulate_captured)
-        for (const auto& [nr, weak] : node->retained_outputs())
-          if (std::shared_ptr<TensorImpl> impl = weak.lock()) {
-            AutogradMeta& m = meta_for(Tensor(impl));
-            const Tensor g = create_graph_ ? inputs[nr] : inputs[nr].detach();
-            m.grad = m.grad.defined() ? add(m.grad, g) : g;
-          }
-      const bool runs = !captures || needed_.count(node);
-      if (runs && !(captures && !accumulate_captured && is_captured_accumulator(node, *captures))) {
+      const bool captured = captures && is_captured(node, *captures);
+      const bool leaf = dynamic_cast<AccumulateGrad*>(node) != nullptr;
+      bool runs = !captures || needed_.count(node);
+      if (captured && leaf) runs = accumulate_captured;  // grad() returns, never accumulates
+      if (runs || captured) {
+        // torch's order: the tensors' hooks, then retain_grad and the captures see the result.
+        node->call_tensor_pre_hooks(inputs, api_);
+        if (accumulate_captured) retain_outputs(*node, inputs);
+        if (captured) capture(node, inputs, *captures);
+      }
+      if (runs) {
+        if (!node->accepts_undefined_grads()) materialize(*node, inputs);
         TensorList outputs;
         {
           NodeScope scope(*node);
           outputs = node->apply(std::move(inputs));
         }
         const auto& edges = node->next_edges();
-        if (!dynamic_cast<AccumulateGrad*>(node) && outputs.size() != edges.size())
+        if (!leaf && outputs.size() != edges.size())
           fail<Error>(api_, "function ", node->name(), " returned ", outputs.size(),
                       " gradients, expected ", edges.size());
         for (size_t k = 0; k < outputs.size(); ++k) {
           if (!edges[k].is_valid()) continue;
-          check_gradient(*node, edges[k], outputs[k]);
-          deliver(edges[k], outputs[k], captures);
+          deliver(edges[k], validate(*node, edges[k], std::move(outputs[k])));
         }
       }
       if (!keep_graph_) node->release_variables();
@@ -196,45 +216,85 @@ class GraphTask {
     }
   }
 
-  static bool is_captured_accumulator(Node* node, const std::vector<Capture>& captures) {
-    if (!dynamic_cast<AccumulateGrad*>(node)) return false;
+  static bool is_captured(Node* node, const std::vector<Capture>& captures) {
     for (const Capture& c : captures)
       if (c.edge.function.get() == node) return true;
     return false;
   }
 
-  void check_gradient(const Node& node, const Edge& e, const Tensor& g) const {
-    if (!g.defined()) return;
+  static void capture(Node* node, const TensorList& inputs, std::vector<Capture>& captures) {
+    for (Capture& c : captures)
+      if (c.edge.function.get() == node && inputs[c.edge.input_nr].defined())
+        c.grad = inputs[c.edge.input_nr];
+  }
+
+  // retain_grad() outputs keep their gradient in grad() (backward only: grad() accumulates
+  // nothing).
+  void retain_outputs(const Node& node, const TensorList& inputs) const {
+    for (const auto& [nr, weak] : node.retained_outputs()) {
+      std::shared_ptr<TensorImpl> impl = weak.lock();
+      if (!impl || !inputs[nr].defined()) continue;
+      AutogradMeta& m = meta_for(Tensor(impl));
+      const Tensor g = create_graph_ ? inputs[nr] : inputs[nr].detach();
+      m.grad = m.grad.defined() ? add(m.grad, g) : g;
+    }
+  }
+
+  // Zeros for the outputs no gradient reached, for nodes whose apply() needs every gradient.
+  static void materialize(const Node& node, TensorList& inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].defined()) continue;
+      const InputMeta& m = node.input_meta(i);
+      inputs[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
+    }
+  }
+
+  // torch's validate_outputs: a gradient must fit the input it goes to. One of a shape the input
+  // broadcasts to is summed back to it, one of another floating dtype is converted; another
+  // shape or another device is an error naming the node.
+  Tensor validate(const Node& node, const Edge& e, Tensor g) const {
+    if (!g.defined()) return g;
     const InputMeta& want = e.function->input_meta(e.input_nr);
-    if (g.shape() != want.shape)
-      fail<ShapeError>(api_, "Function ", node.name(), " returned an invalid gradient: got shape ",
-                       g.shape(), " but expected shape ", want.shape);
     if (g.device() != want.device)
       fail<DeviceError>(api_, "Function ", node.name(), " returned a gradient on ", g.device(),
                         " but expected ", want.device);
+    if (g.shape() != want.shape) {
+      if (!broadcasts_to(want.shape, g.shape()))
+        fail<ShapeError>(api_, "Function ", node.name(),
+                         " returned an invalid gradient: got shape ", g.shape(),
+                         " but expected shape ", want.shape);
+      g = reduce_to(g, want);
+    }
+    if (g.dtype() != want.dtype) {
+      if (!is_floating_point(g.dtype()))
+        fail<DTypeError>(api_, "Function ", node.name(), " returned a gradient of dtype ",
+                         g.dtype(), " for a ", want.dtype, " input");
+      g = g.to(want.dtype);
+    }
+    return g;
   }
 
-  void deliver(const Edge& e, const Tensor& g, std::vector<Capture>* captures) {
+  // Whether `from` expands to `to` (numpy broadcasting, `from` on the right).
+  static bool broadcasts_to(const Shape& from, const Shape& to) {
+    if (from.size() > to.size()) return false;
+    const int64_t lead = to.size() - from.size();
+    for (int64_t d = 0; d < from.size(); ++d)
+      if (from[d] != 1 && from[d] != to[lead + d]) return false;
+    return true;
+  }
+
+  void deliver(const Edge& e, const Tensor& g) {
     if (!g.defined()) return;
-    if (captures)
-      for (Capture& c : *captures)
-        if (c.edge.function == e.function && c.edge.input_nr == e.input_nr)
-          c.grad = accumulate(c.grad, g);
     TensorList& buffer = buffers_[e.function.get()];
     if (buffer.size() < e.function->num_inputs()) buffer.resize(e.function->num_inputs());
     buffer[e.input_nr] = accumulate(buffer[e.input_nr], g);
   }
 
-  // The node's gradients, with zeros for outputs no gradient reached.
+  // The node's gradients, undefined for outputs no gradient reached.
   TensorList take_inputs(Node* node) {
     TensorList inputs = std::move(buffers_[node]);
     buffers_.erase(node);
     inputs.resize(node->num_inputs());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].defined()) continue;
-      const InputMeta& m = node->input_meta(i);
-      inputs[i] = zeros(m.shape, TensorOptions(m.dtype).device(m.device));
-    }
     return inputs;
   }
 
@@ -284,10 +344,20 @@ std::vector<Capture> captures_of(const char* api, const std::vector<Tensor>& inp
 
 }  // namespace
 
+const char* current_backward_api() {
+  return t_backward_api ? t_backward_api : "tl::autograd::backward";
+}
+
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               std::optional<bool> retain_graph, bool create_graph,
               const std::vector<Tensor>& inputs) {
-  const char* api = "tl::autograd::backward";
+  detail::backward("tl::autograd::backward", outputs, grad_outputs, retain_graph, create_graph,
+                   inputs);
+}
+
+void detail::backward(const char* api, const std::vector<Tensor>& outputs,
+                      const std::vector<Tensor>& grad_outputs, std::optional<bool> retain_graph,
+                      bool create_graph, const std::vector<Tensor>& inputs) {
   const std::vector<Edge> roots = root_edges(api, outputs);
   const std::vector<Tensor> grads = root_grads(api, outputs, grad_outputs);
   GraphTask task(api, retain_graph.value_or(create_graph), create_graph);

@@ -2,6 +2,7 @@
 #include "tensorlet/autograd/inplace.h"
 
 #include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/tensor/inference_mode.h"
 
 namespace tensorlet::autograd {
 
@@ -24,6 +25,10 @@ void check_inplace(const char* op, const Tensor& self,
                     "this in-place op has no derivative yet and reads a tensor that requires "
                     "grad; use the out-of-place op");
   }
+  if (self.is_inference() && !InferenceMode::is_enabled())
+    fail<Error>(op,
+                "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+                "make a clone to get a normal tensor before doing inplace update.");
   self.storage()->bump_version();
 }
 

@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/autograd/engine.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/tensor/op_scope.h"
 
@@ -14,22 +15,40 @@ std::atomic<uint64_t> g_next_sequence_nr{0};
 
 Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+void Node::call_tensor_pre_hooks(TensorList& grads, const char* api) {
+  for (const auto& [nr, hooks] : tensor_pre_hooks_)
+    if (grads[nr].defined()) grads[nr] = run_gradient_hooks(*hooks, std::move(grads[nr]), api);
+}
+
 uint32_t Node::add_input_metadata(const Tensor& output) {
-  input_meta_.push_back(InputMeta{output.shape(), output.dtype(), output.device()});
+  return add_input_metadata(InputMeta{output.shape(), output.dtype(), output.device()});
+}
+
+uint32_t Node::add_input_metadata(const InputMeta& meta) {
+  input_meta_.push_back(meta);
   return static_cast<uint32_t>(input_meta_.size() - 1);
 }
 
-SavedVariable::SavedVariable(const Tensor& tensor, bool is_output)
+SavedVariable::SavedVariable(const Tensor& tensor, bool is_output, const char* api)
     : is_output_(is_output), saved_(tensor.defined()) {
   if (!saved_) return;
+  if (tensor.is_inference()) {
+    const char* op = api ? api : profiler::user_op();
+    fail<Error>(op ? op : "tl::autograd::SavedVariable",
+                "Inference tensors cannot be saved for backward. To work around you can make a "
+                "clone to get a normal tensor and use it in autograd.");
+  }
   data_ = is_output ? tensor.detach() : tensor;
+  if (is_output && meta_of(tensor)) {
+    grad_fn_ = tensor.grad_fn();
+    output_nr_ = tensor.output_nr();
+  }
   version_ = tensor.storage()->version();
-  if (const AutogradMeta* m = is_output ? meta_of(tensor) : nullptr) output_nr_ = m->output_nr;
 }
 
 Tensor SavedVariable::unpack(const Node& node) const {
   if (released_)
-    fail<Error>("tl::Tensor::backward",
+    fail<Error>(current_backward_api(),
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the "
                 "graph are freed when you call backward() or autograd::grad(). Specify "
@@ -37,42 +56,54 @@ Tensor SavedVariable::unpack(const Node& node) const {
                 node.name(), ")");
   if (!saved_) return {};
   if (data_.storage()->version() != version_)
-    fail<Error>("tl::Tensor::backward",
+    fail<Error>(current_backward_api(),
                 "one of the variables needed for gradient computation has been modified by an "
                 "inplace operation: [",
                 data_.dtype(), " ", data_.shape(), "], which is output 0 of ", node.name(),
                 ", is at version ", data_.storage()->version(), "; expected version ", version_,
                 " instead");
-  if (is_output_ && GradMode::is_enabled()) {
-    // A fresh tensor each time: the history lives only as long as the formula's graph needs it.
-    Tensor t = data_.detach();
-    AutogradMeta& m = meta_for(t);
-    m.grad_fn = std::const_pointer_cast<Node>(node.shared_from_this());
-    m.output_nr = output_nr_;
-    return t;
-  }
-  return data_;
+  if (!GradMode::is_enabled()) return data_;
+  std::shared_ptr<Node> fn = grad_fn_.lock();
+  if (!fn) return data_;
+  Tensor with_history = data_.detach();
+  AutogradMeta& m = meta_for(with_history);
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr_;
+  return with_history;
 }
 
 void SavedVariable::reset() {
   data_ = Tensor();
+  grad_fn_.reset();
   released_ = true;
 }
 
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) { add_input_metadata(leaf_); }
 
+void AccumulateGrad::call_tensor_pre_hooks(TensorList& grads, const char* api) {
+  const AutogradMeta* m = meta_of(leaf_);
+  if (m && m->hooks && grads[0].defined())
+    grads[0] = run_gradient_hooks(*m->hooks, std::move(grads[0]), api);
+}
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor& g = grads[0];
+  if (!g.defined()) return {};
   AutogradMeta& m = meta_for(leaf_);
   // With create_graph the gradient keeps its graph (for a second derivative); without, it is data.
   Tensor incoming = GradMode::is_enabled() ? g : g.detach();
   // grad() is a plain dense tensor, as torch's layout contract: never the stride-0 view a
   // reduction's backward hands on.
   if (!incoming.is_contiguous()) incoming = incoming.contiguous();
-  if (!m.grad.defined())
-    m.grad = incoming;
-  else
-    m.grad = add(m.grad, incoming);  // out of place: never writes into a tensor the user holds
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (!m.grad.defined())
+      m.grad = incoming;
+    else
+      m.grad = add(m.grad, incoming);  // out of place: never writes into a tensor the user holds
+  }
+  // Outside the lock: a hook may read grad() or start work of its own (an all-reduce).
+  if (m.post_accumulate_hooks) run_post_accumulate_hooks(*m.post_accumulate_hooks, leaf_);
   return {};
 }
 
@@ -87,6 +118,8 @@ Edge gradient_edge(const Tensor& t) {
   if (!m) return {};
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
+  // Graphs recorded on several threads may share this leaf: one accumulator at a time.
+  std::lock_guard<std::mutex> lock(m->mutex);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

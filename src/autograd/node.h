@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorlet/autograd/hooks.h"
 #include "tensorlet/tensor/tensor.h"
 
 namespace tensorlet::autograd {
@@ -51,6 +52,12 @@ class Node : public std::enable_shared_from_this<Node> {
   // rebinding those saved tensors to `replacement` (same values, other memory).
   virtual bool saves(const Storage* /*storage*/) const { return false; }
   virtual void rebind_saved(const Storage* /*storage*/, const Tensor& /*replacement*/) {}
+  // False: the engine hands apply() zeros (of input_meta) for an output no gradient reached;
+  // true: it hands an undefined tensor, which the node handles itself.
+  virtual bool accepts_undefined_grads() const { return false; }
+  // Runs the register_hook hooks of the forward outputs on their (defined) gradients before
+  // apply(), as torch's tensor pre-hooks; `api` is the backward call, named in the errors.
+  virtual void call_tensor_pre_hooks(TensorList& grads, const char* api);
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   const std::vector<Edge>& next_functions() const { return next_edges_; }  // LibTorch's name
@@ -63,6 +70,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // position among the node's inputs is returned).
   void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
   uint32_t add_input_metadata(const Tensor& output);
+  uint32_t add_input_metadata(const InputMeta& meta);
 
   // retain_grad() on forward output `nr`: backward stores that output's gradient in its grad().
   void retain_output(uint32_t nr, const std::shared_ptr<TensorImpl>& output) {
@@ -75,8 +83,13 @@ class Node : public std::enable_shared_from_this<Node> {
   void forget_retained(const TensorImpl* output) {
     std::erase_if(retained_, [output](const auto& r) { return r.second.lock().get() == output; });
   }
+  // register_hook on forward output `nr`: the output's hook list, shared with its AutogradMeta.
+  void add_tensor_pre_hook(uint32_t nr, std::shared_ptr<HookList> hooks) {
+    tensor_pre_hooks_.emplace_back(nr, std::move(hooks));
+  }
 
  private:
+  std::vector<std::pair<uint32_t, std::shared_ptr<HookList>>> tensor_pre_hooks_;
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;
@@ -85,13 +98,16 @@ class Node : public std::enable_shared_from_this<Node> {
 
 // A tensor a node keeps for backward. Unpacking checks that nothing wrote to it in place since
 // (its storage's version), and that the graph was not freed by an earlier backward. An output of
-// the node itself is kept without its autograd state: the node holding its own output's grad_fn
-// would be a reference cycle. Unpacked while a backward records (create_graph), it gets the node
-// back as its grad_fn (torch's SavedVariable), so a formula reading y differentiates through y.
+// the node itself is kept without its autograd state (the node holding its own output's grad_fn
+// would be a reference cycle) and a weak pointer to the node: unpacked in grad mode (a backward
+// with create_graph) it gets its history back, so a second derivative flows through it (torch's
+// SavedVariable does the same).
 class SavedVariable {
  public:
   SavedVariable() = default;
-  SavedVariable(const Tensor& tensor, bool is_output);
+  // An inference tensor cannot be saved (torch's rule): Error naming `api`, or the op the user
+  // called when null.
+  SavedVariable(const Tensor& tensor, bool is_output, const char* api = nullptr);
   // `node`: the node asking, named in the errors.
   Tensor unpack(const Node& node) const;
   void reset();
@@ -104,20 +120,25 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  std::weak_ptr<Node> grad_fn_;  // an output's node
+  uint32_t output_nr_ = 0;
   bool is_output_ = false;
   uint32_t version_ = 0;
-  uint32_t output_nr_ = 0;  // which output of the node, for an output
   bool saved_ = false;
   bool released_ = false;
 };
 
 // The node a leaf that requires grad feeds: it adds the incoming gradient into the leaf's grad()
-// (runs the leaf's hooks first).
+// (the leaf's register_hook hooks run first, its post-accumulate hooks after). Nothing reached
+// it (an undefined gradient): grad() is left as it was, as torch's.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList&& grads) override;
+  bool accepts_undefined_grads() const override { return true; }
+  // The leaf's hooks live on the leaf (this node is made again for each graph).
+  void call_tensor_pre_hooks(TensorList& grads, const char* api) override;
   const Tensor& variable() const { return leaf_; }
 
  private:

@@ -1,6 +1,7 @@
 // Tensor's autograd methods (tensor.h): requires_grad, grad, grad_fn, detach, backward.
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/engine.h"
+#include "tensorlet/tensor/inference_mode.h"
 
 namespace tensorlet {
 
@@ -24,6 +25,10 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   if (requires_grad && !is_floating_point(dtype()))
     fail<DTypeError>(name, "only Tensors of floating point dtype can require gradients (got ",
                      dtype(), ")");
+  if (requires_grad && is_inference() && !InferenceMode::is_enabled())
+    fail<Error>(name,
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed.");
   if (requires_grad || m) meta_for(*this).requires_grad = requires_grad;
   return *this;
 }
@@ -91,11 +96,52 @@ Tensor& Tensor::detach_() {
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       const std::vector<Tensor>& inputs) const {
-  autograd::backward({*this},
-                     gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
-                     retain_graph, create_graph, inputs);
+  autograd::detail::backward(
+      "tl::Tensor::backward", {*this},
+      gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
+      create_graph, inputs);
 }
 
-uint32_t Tensor::_version() const { return storage()->version(); }
+autograd::HookHandle Tensor::_register_hook(std::function<Tensor(const Tensor&)> fn) const {
+  if (!requires_grad())
+    fail<Error>("tl::Tensor::register_hook",
+                "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = meta_for(*this);
+  const bool first = !m.hooks;
+  autograd::HookHandle handle = autograd::add_hook(m.hooks, std::move(fn));
+  // A non-leaf's gradient is the one flowing into its grad_fn for this output: the node runs
+  // the list (a leaf's accumulator reads it from the leaf).
+  if (first && m.grad_fn) m.grad_fn->add_tensor_pre_hook(m.output_nr, m.hooks);
+  return handle;
+}
+
+autograd::HookHandle Tensor::_register_post_accumulate_grad_hook(
+    std::function<void(const Tensor&)> fn) const {
+  const char* name = "tl::Tensor::register_post_accumulate_grad_hook";
+  if (!requires_grad())
+    fail<Error>(name, "cannot register a hook on a tensor that doesn't require gradient");
+  if (!is_leaf())
+    fail<Error>(name, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  return autograd::add_hook(meta_for(*this).post_accumulate_hooks,
+                            [fn = std::move(fn)](const Tensor& leaf) {
+                              fn(leaf);
+                              return Tensor();
+                            });
+}
+
+void Tensor::remove_hook(unsigned pos) const {
+  AutogradMeta* m = meta_of(*this);
+  if (!m || !m->hooks || pos >= m->hooks->hooks.size())
+    fail<IndexError>("tl::Tensor::remove_hook", "Invalid index, no hook at position ", pos);
+  m->hooks->hooks[pos] = nullptr;
+}
+
+void Tensor::remove_hook(autograd::HookHandle handle) const { handle.remove(); }
+
+uint32_t Tensor::_version() const {
+  if (is_inference())
+    fail<Error>("tl::Tensor::_version", "Inference tensors do not track version counter.");
+  return storage()->version();
+}
 
 }  // namespace tensorlet

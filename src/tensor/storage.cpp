@@ -2,6 +2,7 @@
 // memory handed back through its owner's release function.
 #include "tensorlet/tensor/storage.h"
 
+#include "tensorlet/tensor/inference_mode.h"
 #include "tensorlet/tensor/op_scope.h"
 
 namespace tensorlet {
@@ -11,6 +12,8 @@ Storage::Storage(size_t nbytes, Device device, bool pinned)
       device_(device),
       allocator_(pinned && device.is_cpu() ? &pinned_host_allocator() : &allocator_for(device)),
       pinned_(pinned && device.is_cpu()) {
+  // Set only when some InferenceMode is alive: the common path is one load and a branch.
+  if (autograd::detail::allocating_inference_tensor()) inference_ = true;
   data_ = allocator_->allocate(nbytes);
   // Reported after the allocation succeeded, so a failed one records nothing.
   if (profiler::detail::g_recording.load(std::memory_order_relaxed))
@@ -23,7 +26,9 @@ Storage::Storage(void* data, size_t nbytes, Device device, std::function<void(vo
       device_(device),
       allocator_(&allocator_for(device)),
       external_(true),
-      release_(std::move(release)) {}
+      release_(std::move(release)) {
+  if (autograd::detail::allocating_inference_tensor()) inference_ = true;
+}
 
 Storage::~Storage() {
   if (external_) {

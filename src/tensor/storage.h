@@ -32,6 +32,9 @@ class Storage {
   bool pinned() const { return pinned_; }
   // True for memory the library did not allocate.
   bool external() const { return external_; }
+  // True for memory made inside InferenceMode: its tensors (and their views) are inference
+  // tensors (Tensor::is_inference).
+  bool inference() const { return inference_; }
   // Counts in-place writes (every view of the storage shares it), so that autograd can tell a
   // tensor saved for backward was modified after it was saved (torch's version counter).
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
@@ -44,6 +47,7 @@ class Storage {
   Allocator* allocator_ = nullptr;
   bool pinned_ = false;
   bool external_ = false;
+  bool inference_ = false;
   std::atomic<uint32_t> version_{0};
   std::function<void(void*)> release_;
 };

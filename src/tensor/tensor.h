@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "tensorlet/tensor/dtype.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/generator.h"
+#include "tensorlet/tensor/hook_handle.h"
 #include "tensorlet/tensor/int_array_ref.h"
 #include "tensorlet/tensor/scalar.h"
 #include "tensorlet/tensor/shape.h"
@@ -140,8 +142,30 @@ class Tensor {
   // Runs backward from this tensor: `gradient` may be left out for a one-element tensor.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
-  // The number of in-place writes to this tensor's storage (torch's _version).
+  // The number of in-place writes to this tensor's storage (torch's _version); Error for an
+  // inference tensor, which tracks none (torch).
   uint32_t _version() const;
+  // Whether the tensor's memory was allocated inside InferenceMode (tensor/inference_mode.h).
+  bool is_inference() const { return defined() && storage()->inference(); }
+  // A gradient hook (torch's Tensor.register_hook): fn(grad) runs each time backward computes the
+  // gradient with respect to this tensor, before it is used: a leaf's before it is added into
+  // grad(), a non-leaf's before it flows into grad_fn. A defined Tensor it returns replaces the
+  // gradient (same shape, dtype and device, else the backward call raises); void or an undefined
+  // Tensor keeps it. Hooks run in registration order, each seeing the previous one's result.
+  // Error when the tensor does not require grad. The handle (or its position) removes it.
+  template <typename F>
+  autograd::HookHandle register_hook(F&& fn) const;
+  // Leaves only (Error otherwise): fn(*this) runs after backward updated grad() (torch's
+  // register_post_accumulate_grad_hook; not run by autograd::grad, which accumulates nothing).
+  template <typename F>
+  autograd::HookHandle register_post_accumulate_grad_hook(F&& fn) const;
+  // LibTorch's remove_hook(pos): removes the gradient hook at that position (IndexError when
+  // there is none); with a handle, the hook it names. Removing twice does nothing.
+  void remove_hook(unsigned pos) const;
+  void remove_hook(autograd::HookHandle handle) const;
+  autograd::HookHandle _register_hook(std::function<Tensor(const Tensor&)> fn) const;
+  autograd::HookHandle _register_post_accumulate_grad_hook(
+      std::function<void(const Tensor&)> fn) const;
 
   // ---- views (share storage) ----
   // A list of integers is an IntArrayRef (tensor/int_array_ref.h), as in LibTorch: one integer
@@ -443,6 +467,27 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 template <>
 std::vector<bool> Tensor::to_vector<bool>() const;
+
+template <typename F>
+autograd::HookHandle Tensor::register_hook(F&& fn) const {
+  using Result = std::invoke_result_t<F&, const Tensor&>;
+  if constexpr (std::is_void_v<Result>) {
+    return _register_hook([fn = std::forward<F>(fn)](const Tensor& grad) mutable {
+      fn(grad);
+      return Tensor();
+    });
+  } else {
+    static_assert(std::is_convertible_v<Result, Tensor>,
+                  "a gradient hook returns a Tensor (the replacement) or void");
+    return _register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(fn)));
+  }
+}
+
+template <typename F>
+autograd::HookHandle Tensor::register_post_accumulate_grad_hook(F&& fn) const {
+  return _register_post_accumulate_grad_hook(
+      std::function<void(const Tensor&)>(std::forward<F>(fn)));
+}
 
 template <ElementType T>
 T* Tensor::data() const {
