@@ -91,3 +91,20 @@ TEST_CASE("autograd profiler: nothing is recorded for backward when no profiler 
   tl::sum(x * x).backward();
   CHECK(x.grad().defined());
 }
+
+TEST_CASE("autograd profiler: linear's weight gradient comes in the weight's layout (no copy)") {
+  for (const tl::Device device : tl_test::test_devices()) {
+    INFO(device.str());
+    tl::Tensor x = tl_test::random_tensor({8, 5}, tl::kFloat32, device);
+    tl::Tensor w = tl_test::random_tensor({3, 5}, tl::kFloat32, device);
+    tl::Tensor b = tl_test::random_tensor({3}, tl::kFloat32, device);
+    w.requires_grad_();
+    b.requires_grad_();
+    prof::Profile profile;
+    tl::sum(tl::linear(x, w, b)).backward();
+    profile.stop();
+    CHECK(find(profile.events(), "tl::contiguous") == nullptr);
+    REQUIRE(w.grad().defined());
+    CHECK(w.grad().is_contiguous());
+  }
+}

@@ -209,8 +209,8 @@ void a2(bool bf16) {
     h.mean().backward();
     torch::cuda::synchronize();
   };
-  const auto [o, t] = interleaved(ours, theirs, 3, 11, 3);
-  // Peak memory of one step, parameters and input included (torch's max_memory_allocated).
+  // Peak memory of one step, parameters and input included (torch's max_memory_allocated),
+  // measured first, after one warm-up step each.
   ours();
   theirs();
   tl::cuda::reset_peak_stats(0);
@@ -222,6 +222,7 @@ void a2(bool bf16) {
       c10::cuda::CUDACachingAllocator::getDeviceStats(0)
           .allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)]
           .peak;
+  const auto [o, t] = interleaved(ours, theirs, 3, 11, 3);
   std::printf(
       "A2 %-8s MLP step: tensorlet %7.3f ms, LibTorch %7.3f ms, speed %.2fx (target >= 1.00)"
       " | peak memory %.0f vs %.0f MiB, ratio %.2f (target <= 1.00)\n",
