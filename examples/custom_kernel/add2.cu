@@ -1,5 +1,6 @@
 // Notebook "custom_kernel": the notebook's add2 CUDA kernel on tensors, next to tl::add, timed its
-// four ways (synchronize before and/or after the host clock) inside NVTX ranges for Nsight Systems.
+// four ways (synchronize before and/or after the host clock) inside NVTX ranges for Nsight Systems;
+// then add2 made differentiable with tl::autograd::Function, its gradient checked and profiled.
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
@@ -45,6 +46,22 @@ void add2(tl::Tensor& c, const tl::Tensor& a, const tl::Tensor& b) {
   tl::cuda::launch("add2", add2_kernel, dim3((n + 1023) / 1024), dim3(1024), 0, c.data<float>(),
                    a.data<float>(), b.data<float>(), n);
 }
+
+// add2 made differentiable (torch::autograd::Function's C++ form): autograd cannot see into the
+// kernel, so the Function says what its gradient is. d(a + b)/da = d(a + b)/db = 1: backward
+// hands the output's gradient to both inputs. Its node is named "Add2Backward".
+struct Add2 : tl::autograd::Function<Add2> {
+  static tl::Tensor forward(tl::autograd::AutogradContext*, const tl::Tensor& a,
+                            const tl::Tensor& b) {
+    tl::Tensor c = tl::empty_like(a);
+    add2(c, a.contiguous(), b.contiguous());
+    return c;
+  }
+  static tl::autograd::variable_list backward(tl::autograd::AutogradContext*,
+                                              tl::autograd::variable_list grad_outputs) {
+    return {grad_outputs[0], grad_outputs[0]};
+  }
+};
 
 // An NVTX range for a scope: it shows as a bar on the NVTX row of Nsight Systems' timeline.
 class NvtxRange {
@@ -117,6 +134,57 @@ double event_us(const std::function<void()>& func, const std::function<void()>& 
     if (r >= 3) us.push_back(1e3 * start.elapsed_time(stop));
   }
   return median(us);
+}
+
+// Add2 through autograd: the gradient of sum(add2(a, b) * w) is w for both inputs, checked
+// element for element (the backward passes w through, so it must be equal, not close) and
+// against tl::add's own gradient; then one forward + backward profiled, showing the custom
+// node's row. Returns whether the gradients are right.
+bool differentiable_add2(const tl::Tensor& a_values, const tl::Tensor& b_values) {
+  std::printf("\nDifferentiable add2 (tl::autograd::Function<Add2>):\n");
+  tl::Tensor a = a_values.detach().clone(), b = b_values.detach().clone();
+  a.requires_grad_();
+  b.requires_grad_();
+  const tl::Tensor w = tl::rand(a.shape(), a.device());
+  const tl::Tensor c = Add2::apply(a, b);
+  (c * w).sum().backward();
+  const bool values = tl::equal(c.detach().cpu(), tl::add(a_values, b_values).cpu());
+  const bool grad_a = tl::equal(a.grad().cpu(), w.cpu()),
+             grad_b = tl::equal(b.grad().cpu(), w.cpu());
+  // The same loss through tl::add, whose gradient autograd derives itself (AddBackward0).
+  tl::Tensor ra = a_values.detach().clone(), rb = b_values.detach().clone();
+  ra.requires_grad_();
+  rb.requires_grad_();
+  (tl::add(ra, rb) * w).sum().backward();
+  const double diff = std::max(tl::amax(tl::abs(ra.grad() - a.grad())).item<double>(),
+                               tl::amax(tl::abs(rb.grad() - b.grad())).item<double>());
+  std::printf(
+      "  c = Add2::apply(a, b): grad_fn %s, values equal to tl::add: %s\n"
+      "  gradient of sum(c * w) (w random): a.grad == w: %s, b.grad == w: %s (element for\n"
+      "  element, %lld each); against tl::add's autograd gradient the largest difference is %g.\n",
+      c.grad_fn() ? c.grad_fn()->name().c_str() : "(none)", values ? "yes" : "NO",
+      grad_a ? "yes" : "NO", grad_b ? "yes" : "NO", static_cast<long long>(a.numel()), diff);
+
+  namespace prof = tl::profiler;
+  prof::Profile profile({.activities = {prof::Activity::CPU, prof::Activity::CUDA}});
+  {
+    a.mutable_grad() = tl::Tensor();
+    b.mutable_grad() = tl::Tensor();
+    (Add2::apply(a, b) * w).sum().backward();
+    tl::cuda::synchronize();
+  }
+  profile.stop();
+  const prof::KeyAverages averages = profile.key_averages();
+  std::printf("%s\n", averages.table({.sort_by = "cpu_time_total", .row_limit = 14}).c_str());
+  const std::string scope = "autograd::engine::evaluate_function: Add2Backward";
+  for (const auto& r : averages.rows())
+    if (r.key == scope)
+      std::printf(
+          "  The custom node runs as PyTorch's rows: '%s'\n"
+          "  around 'Add2Backward', %.1f us of CPU time: the backward only hands the gradient on\n"
+          "  (no kernel of its own); the multiply's node (MulBackward0) makes w * grad.\n",
+          scope.c_str(), r.cpu_time_total_ns / 1e3);
+  return values && grad_a && grad_b && diff == 0;
 }
 
 }  // namespace
@@ -237,6 +305,8 @@ int main() try {
       "each launch and cudaDeviceSynchronize, the GPU row each kernel under it (the notebook's\n"
       "screenshots). `nsys stats -r nvtx_sum add2.nsys-rep` lists the ranges' times as text.\n");
 
+  const bool grads_ok = differentiable_add2(a, b);
+
   std::vector<tl_example::Bar> bars;
   for (const Row& r : rows)
     bars.push_back({std::string("add2, ") + r.way->short_name, mean(r.add2_us)});
@@ -247,7 +317,7 @@ int main() try {
       tl_example::bar_chart_svg(
           "host-clock time per call, the notebook's mean of 10 (" + prop.name + ")", "us", bars));
   std::printf("chart: %s\n", path.c_str());
-  return same ? 0 : 1;
+  return same && grads_ok ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "custom_kernel: %s\n", e.what());
   return 1;
