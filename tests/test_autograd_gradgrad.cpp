@@ -255,3 +255,22 @@ TEST_CASE("autograd gradgrad: a gradient penalty backpropagated to the parameter
     }
   }
 }
+
+TEST_CASE("autograd gradgradcheck: views into zeros (select, slice, diagonal), 0-d reductions") {
+  for (const tl::Device device : tl_test::test_devices()) {
+    CHECK(gradgradcheck(
+        "select and slice products",
+        [](const Ts& t) { return t[0].select(0, 1) * t[0].slice(0, 0, 1).squeeze(0); },
+        {any({3, 4})}, device));
+    CHECK(gradgradcheck(
+        "strided slice squared", [](const Ts& t) { return tl::square(t[0].slice(1, 0, 5, 2)); },
+        {any({2, 5})}, device));
+    CHECK(gradgradcheck(
+        "diagonal squared", [](const Ts& t) { return tl::square(tl::diagonal(t[0], 1)); },
+        {any({3, 4})}, device));
+    CHECK(gradgradcheck(
+        "sum and mean over dim 0 of a 0-d tensor",
+        [](const Ts& t) { return tl::sum(t[0] * t[0], {0}) + tl::mean(t[0], {-1}); }, {any({})},
+        device));
+  }
+}
