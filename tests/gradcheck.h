@@ -1,5 +1,5 @@
-// gradcheck as torch.autograd.gradcheck: autograd's gradient of a function against float64
-// central differences, on any device (the perturbed inputs are made on the host, moved there).
+// gradcheck and gradgradcheck as torch.autograd's: autograd's (second) gradient of a function
+// against float64 central differences, on any device (perturbed inputs made on the host, moved).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -52,6 +52,90 @@ inline bool gradcheck(const std::string& what, const Fn& f, const std::vector<tl
         ok = false;
         MESSAGE(what << " on " << device.str() << ": input " << i << " element " << j
                      << ": autograd " << a[j] << ", finite differences " << numeric);
+      }
+    }
+  }
+  return ok;
+}
+
+// The first gradients of f at xs (leaves on the device) for the grad_output v, as
+// torch.autograd.gradgradcheck's function: autograd::grad with create_graph, an input f does not
+// use gets zeros (so its second gradient is checked as zero too).
+inline std::vector<tl::Tensor> first_gradients(const Fn& f, const std::vector<tl::Tensor>& xs,
+                                               const tl::Tensor& v, bool create_graph) {
+  tl::Tensor out = f(xs);
+  std::vector<tl::Tensor> g = tl::autograd::grad({out}, xs, {v}, std::nullopt, create_graph,
+                                                 /*allow_unused=*/true);
+  for (size_t i = 0; i < g.size(); ++i)
+    if (!g[i].defined()) g[i] = tl::zeros_like(xs[i]);
+  return g;
+}
+
+// gradgradcheck as torch.autograd.gradgradcheck: the first gradient of f, computed with
+// create_graph=true for a random grad_output v, is itself gradchecked against central differences
+// with respect to every input and v (float64, torch's default eps and tolerances). inputs as
+// gradcheck's. Returns false (and reports) on a mismatch.
+inline bool gradgradcheck(const std::string& what, const Fn& f,
+                          const std::vector<tl::Tensor>& inputs,
+                          tl::Device device = tl::Device::cpu(), double eps = 1e-6,
+                          double atol = 1e-5, double rtol = 1e-3) {
+  auto leaf = [&](const tl::Tensor& x) {
+    tl::Tensor l = x.to(device).detach();
+    l.requires_grad_();
+    return l;
+  };
+  std::vector<tl::Tensor> xs;
+  for (const tl::Tensor& x : inputs) xs.push_back(leaf(x));
+  tl::Tensor out_shape_probe;
+  {
+    tl::NoGradGuard no_grad;
+    out_shape_probe = f(xs);
+  }
+  // The host values of every checked variable: the inputs, then v.
+  std::vector<tl::Tensor> bases;
+  for (const tl::Tensor& x : inputs) bases.push_back(x.contiguous());
+  bases.push_back(random_tensor(out_shape_probe.shape(), tl::kFloat64));
+  tl::Tensor v = leaf(bases.back());
+  std::vector<tl::Tensor> weights;
+  for (const tl::Tensor& x : inputs) weights.push_back(random_tensor(x.shape(), tl::kFloat64));
+
+  // The scalar whose gradient is checked: sum_i <first gradient i, weight i>.
+  auto weighted = [&](const std::vector<tl::Tensor>& g) {
+    tl::Tensor s;
+    for (size_t i = 0; i < g.size(); ++i) {
+      const tl::Tensor term = tl::sum(g[i] * weights[i].to(device));
+      s = s.defined() ? s + term : term;
+    }
+    return s;
+  };
+  std::vector<tl::Tensor> vars = xs;
+  vars.push_back(v);
+  const tl::Tensor loss = weighted(first_gradients(f, xs, v, /*create_graph=*/true));
+  std::vector<tl::Tensor> analytic(vars.size());
+  if (loss.requires_grad())
+    analytic = tl::autograd::grad({loss}, vars, {}, std::nullopt, false, /*allow_unused=*/true);
+  bool ok = true;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    const std::vector<double> a =
+        analytic[i].defined() ? values_of(analytic[i]) : std::vector<double>(bases[i].numel(), 0.0);
+    for (int64_t j = 0; j < bases[i].numel(); ++j) {
+      auto loss_at = [&](double delta) {
+        tl::Tensor moved = bases[i].clone();
+        moved.data<double>()[j] += delta;
+        std::vector<tl::Tensor> args;
+        for (size_t k = 0; k < inputs.size(); ++k)
+          args.push_back(k == i ? leaf(moved.view(inputs[k].shape())) : leaf(inputs[k]));
+        const tl::Tensor grad_out = i == inputs.size() ? moved.to(device) : v.detach();
+        return weighted(first_gradients(f, args, grad_out, false)).item<double>();
+      };
+      const double numeric = (loss_at(eps) - loss_at(-eps)) / (2 * eps);
+      if (std::abs(numeric - a[j]) > atol + rtol * std::abs(numeric)) {
+        ok = false;
+        MESSAGE(
+            what << " (gradgradcheck) on " << device.str() << ": "
+                 << (i == inputs.size() ? std::string("grad_output") : "input " + std::to_string(i))
+                 << " element " << j << ": autograd " << a[j] << ", finite differences "
+                 << numeric);
       }
     }
   }

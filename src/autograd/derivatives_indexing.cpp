@@ -28,10 +28,11 @@ Tensor zeros_of(const InputMeta& m, const Tensor& like) {
 // every dim (gather's index may be smaller than src): zero padded.
 Tensor padded(const Tensor& part, const InputMeta& m) {
   if (part.shape() == m.shape) return reduce_to(part, m);
-  Tensor r = zeros_of(m, part);
-  Tensor view = r;
-  for (int64_t d = 0; d < part.dim(); ++d) view = view.narrow(d, 0, part.shape()[d]);
-  view.copy_(part);
+  const Tensor r = embed_in_zeros(part, m.shape, [&](const Tensor& t) {
+    Tensor view = t;
+    for (int64_t d = 0; d < part.dim(); ++d) view = view.narrow(d, 0, part.shape()[d]);
+    return view;
+  });
   return reduce_to(r, m);
 }
 

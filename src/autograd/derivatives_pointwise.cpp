@@ -58,8 +58,8 @@ TensorList diagonal_formula(const FormulaNode& n, const Tensor& g) {
   if (n.ints[0] == 1)
     return {
         reduce_to(diagonal(g, n.ints[1], n.ints[2], n.ints[3]).contiguous().reshape(x.shape), x)};
-  Tensor r = zeros(x.shape, TensorOptions(g.dtype()).device(g.device()));
-  diagonal(r, n.ints[1], n.ints[2], n.ints[3]).copy_(g);
+  const Tensor r = embed_in_zeros(
+      g, x.shape, [&](const Tensor& t) { return diagonal(t, n.ints[1], n.ints[2], n.ints[3]); });
   return {reduce_to(r, x)};
 }
 

@@ -19,6 +19,8 @@ namespace {
 // The reduced dims of x (ints), normalized and sorted; all of them when the list was empty.
 std::vector<int64_t> reduced_dims(const Tensor& x, const DimList& dims) {
   std::vector<int64_t> out;
+  // Dim 0 or -1 of a 0-d tensor is the tensor itself: no dim to put back.
+  if (x.dim() == 0) return out;
   if (dims.empty()) {
     for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
     return out;
@@ -126,13 +128,16 @@ TensorList view_formula(const FormulaNode& n, const Tensor& g) {
     case ViewKind::Select:
     case ViewKind::Slice: {
       // Zeros with the selected part of x's shape filled from g.
-      Tensor r = zeros(x.shape, TensorOptions(g.dtype()).device(g.device()));
-      if (static_cast<ViewKind>(n.ints[0]) == ViewKind::Select) {
-        r.select(n.ints[1], n.ints[2]).copy_(g);
-      } else if (g.shape()[n.ints[1]] > 0) {
-        const int64_t start = n.ints[2], step = n.ints[3];
-        r.slice(n.ints[1], start, start + (g.shape()[n.ints[1]] - 1) * step + 1, step).copy_(g);
-      }
+      const int64_t dim = n.ints[1], start = n.ints[2], step = n.ints[3];
+      Tensor r;
+      if (static_cast<ViewKind>(n.ints[0]) == ViewKind::Select)
+        r = embed_in_zeros(g, x.shape, [&](const Tensor& t) { return t.select(dim, start); });
+      else if (g.shape()[dim] > 0)
+        r = embed_in_zeros(g, x.shape, [&](const Tensor& t) {
+          return t.slice(dim, start, start + (g.shape()[dim] - 1) * step + 1, step);
+        });
+      else
+        r = zeros(x.shape, TensorOptions(g.dtype()).device(g.device()));
       return {r.dtype() == x.dtype ? r : r.to(x.dtype)};
     }
     case ViewKind::AsStrided:

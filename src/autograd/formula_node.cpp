@@ -1,7 +1,11 @@
-// Recording a FormulaNode, and reducing a broadcast gradient back to its input.
+// Recording a FormulaNode, reducing a broadcast gradient back to its input, embedding a view's
+// gradient in zeros.
 #include "tensorlet/autograd/formula_node.h"
 
+#include "tensorlet/ops/advanced_index.h"
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/ops/factories.h"
+#include "tensorlet/tensor/grad_mode.h"
 
 namespace tensorlet::autograd {
 
@@ -38,6 +42,18 @@ Tensor reduce_to(const Tensor& g, const InputMeta& meta) {
   }
   if (r.dtype() != meta.dtype) r = r.to(meta.dtype);
   if (r.device() != meta.device) r = r.to(meta.device);
+  return r;
+}
+
+Tensor embed_in_zeros(const Tensor& g, const Shape& shape,
+                      const std::function<Tensor(const Tensor&)>& view_of) {
+  const TensorOptions options = TensorOptions(g.dtype()).device(g.device());
+  if (GradMode::is_enabled() && g.requires_grad()) {
+    const Tensor all = arange(shape.numel(), TensorOptions(kInt64).device(g.device())).view(shape);
+    return put(zeros(shape, options), view_of(all).contiguous(), g.contiguous());
+  }
+  Tensor r = zeros(shape, options);
+  view_of(r).copy_(g);
   return r;
 }
 

@@ -2,6 +2,7 @@
 // tensors it saved and the forward inputs' metadata.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,12 @@ std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula 
 // `g` summed over the dims `meta`'s shape broadcast along, in meta's dtype: the gradient of an
 // input that was broadcast (and promoted) to the output.
 Tensor reduce_to(const Tensor& g, const InputMeta& meta);
+
+// Zeros of `shape` (g's dtype and device) whose view `view_of` holds g: the backward of a view
+// (select, slice, narrow, diagonal). Copied into the view, or, while a backward records
+// (create_graph and g requiring grad), put at the view's flat positions out of place, so the
+// result is differentiable in g (an in-place copy into a view of a graph tensor is refused).
+Tensor embed_in_zeros(const Tensor& g, const Shape& shape,
+                      const std::function<Tensor(const Tensor&)>& view_of);
 
 }  // namespace tensorlet::autograd

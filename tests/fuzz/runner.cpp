@@ -2,6 +2,8 @@
 // results.
 #include "fuzz/runner.h"
 
+#include "fuzz/gradients.h"
+
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -10,11 +12,6 @@
 #include <type_traits>
 
 namespace fuzz {
-namespace {
-
-struct Built {
-  tl::Tensor base, view;
-};
 
 tl::Tensor apply_view(const tl::Tensor& t, const ViewStep& s) {
   switch (s.kind) {
@@ -63,6 +60,8 @@ Built build_input(const Input& in, tl::Device device) {
   for (const ViewStep& s : in.views) b.view = apply_view(b.view, s);
   return b;
 }
+
+namespace {
 
 // Reads any tensor's elements through its own strides (bool as its raw byte).
 HostArray read_tensor(const tl::Tensor& t0) {
@@ -225,7 +224,6 @@ tl::Tensor run_reduction(Op op, const tl::Tensor& a, const Case& c) {
   }
 }
 
-// Runs the op on built inputs; for copy_/fill_ the result is the destination's base.
 // The ordering ops' indices, checked on the device that made them (their order among equal
 // elements is free unless the sort is stable): each picks its value out of x along dim, and a
 // full-length result's indices are a permutation of each row. A failure is an untyped error,
@@ -275,6 +273,9 @@ tl::Tensor run_ordering(const Case& c, const tl::Tensor& x) {
   }
 }
 
+}  // namespace
+
+// Runs the op on built inputs; for copy_/fill_ the result is the destination's base.
 tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
   const Op op = c.op;
   auto t = [&](size_t i) -> const tl::Tensor& { return in[i].view; };
@@ -441,6 +442,8 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
   }
 }
 
+namespace {
+
 std::string show(const V& v, DType d) {
   std::ostringstream os;
   if (is_float(d))
@@ -553,12 +556,10 @@ std::optional<std::string> compare_runs(const RefResult& ref, const LibResult& c
   return compare_arrays(loose, cpu.out, dev.out, "cuda result vs cpu");
 }
 
-std::optional<std::string> check_case(const Case& c, const Known& known, tl::Device device,
-                                      bool* skipped, bool* raises) {
-  const RefResult ref = run_reference(c, known);
-  if (skipped) *skipped = ref.skip;
-  if (raises) *raises = ref.raises;
-  if (ref.skip) return std::nullopt;
+namespace {
+
+// The forward checks of a case the reference runs (ref.skip false).
+std::optional<std::string> check_forward(const Case& c, const RefResult& ref, tl::Device device) {
   const LibResult cpu = run_library(c, tl::Device::cpu());
   if (auto d = compare(c, ref, cpu)) return "cpu: " + *d;
   if (!device.is_cuda()) return std::nullopt;
@@ -575,6 +576,19 @@ std::optional<std::string> check_case(const Case& c, const Known& known, tl::Dev
   if (dev.raised) return std::nullopt;
   if (auto d = compare_arrays(ref, dev.out, graphed.out, "cuda graph replay vs eager")) return d;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_case(const Case& c, const Known& known, tl::Device device,
+                                      bool* skipped, bool* raises) {
+  const RefResult ref = run_reference(c, known);
+  if (skipped) *skipped = ref.skip;
+  if (raises) *raises = ref.raises;
+  if (ref.skip) return std::nullopt;
+  if (auto d = check_forward(c, ref, device)) return d;
+  if (ref.raises) return std::nullopt;
+  return check_gradients(c, device);
 }
 
 }  // namespace fuzz

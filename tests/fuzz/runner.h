@@ -3,11 +3,24 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fuzz/case.h"
 #include "fuzz/reference.h"
 
 namespace fuzz {
+
+// A built input: its contiguous base and the view of it the op reads.
+struct Built {
+  tl::Tensor base, view;
+};
+
+// One step of an input's view chain.
+tl::Tensor apply_view(const tl::Tensor& t, const ViewStep& s);
+// The input's base (its values written byte for byte, then moved to `device`) and its view.
+Built build_input(const Input& in, tl::Device device);
+// Runs the case's op on built inputs; for copy_/fill_/in-place ops the result is in[0]'s base.
+tl::Tensor run_op(const Case& c, std::vector<Built>& in);
 
 // What tensorlet did with a case.
 struct LibResult {
