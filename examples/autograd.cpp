@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -145,15 +146,15 @@ bool section_gradcheck(bool gpu) {
   const double tolerance = kAtol + kRtol * scale;
   const bool ok = worst <= tolerance;
   std::printf(
-      "\n   Over all %lld elements the largest difference is %.2e, %s gradcheck's tolerance\n"
-      "   (atol 1e-5 + rtol 1e-3 x %.2e = %.2e)",
+      "\n   Over all %lld elements the largest difference is %.2e, %s gradcheck's\n"
+      "   tolerance (atol 1e-5 + rtol 1e-3 x %.2e = %.2e)",
       static_cast<long long>(elements), worst, ok ? "well inside" : "OUTSIDE", scale, tolerance);
   if (ok)
     std::printf(
-        ": %.0fx below it. What is left is the finite\n"
-        "   differences' own error (h^2 truncation, rounding of order 1e-16 / h = 1e-10), not\n"
-        "   autograd's: its gradient is exact up to float64 rounding.\n",
-        tolerance / std::max(worst, 1e-300));
+        ", more than 10^%d times below it.\n"
+        "   What is left is the finite differences' own error (h^2 truncation, rounding of order\n"
+        "   1e-16 / h = 1e-10), not autograd's: its gradient is exact up to float64 rounding.\n",
+        static_cast<int>(std::floor(std::log10(tolerance / std::max(worst, 1e-300)))));
   else
     std::printf(": a wrong derivative.\n");
   std::printf(
@@ -217,7 +218,7 @@ void section_profile(bool gpu) {
   const prof::KeyAverages averages = profile.key_averages();
   std::printf("%s\n", averages
                           .table({.sort_by = gpu ? "cuda_time_total" : "cpu_time_total",
-                                  .row_limit = 22,
+                                  .row_limit = 32,
                                   .max_name_column_width = 55})
                           .c_str());
 
@@ -237,8 +238,8 @@ void section_profile(bool gpu) {
     std::printf(
         "   Read off the rows: FORWARD took %.3f ms of CPU time, BACKWARD %.3f ms (%.2fx the\n"
         "   forward), running %d nodes, each as an 'evaluate_function: <node>' row around the\n"
-        "   node's own row and the ops of its formula. The costliest node is %s:\n"
-        "   %.3f ms, %.0f%% of the backward.\n",
+        "   node's own row and the ops of its formula. The costliest node is\n"
+        "   %s: %.3f ms, %.0f%% of the backward.\n",
         f, b, b / f, nodes, heaviest->key.substr(prefix.size()).c_str(),
         heaviest->cpu_time_total_ns / 1e6,
         100.0 * heaviest->cpu_time_total_ns / std::max<int64_t>(bwd->cpu_time_total_ns, 1));
@@ -252,16 +253,32 @@ void section_profile(bool gpu) {
   }
   // The chrome trace's fwdbwd arrows: a forward op that made a node starts one, the
   // evaluate_function scope that ran the node ends it.
-  int starts = 0, ends = 0;
+  std::set<int64_t> forward_ops;
   for (const prof::Event& e : profile.events())
-    if (e.sequence_nr >= 0) (e.backward ? ends : starts) += 1;
+    if (e.sequence_nr >= 0 && !e.backward) forward_ops.insert(e.sequence_nr);
+  int arrows = 0;
+  std::set<std::string> unpaired;  // nodes whose backward scope no profiled forward op points at
+  for (const prof::Event& e : profile.events())
+    if (e.sequence_nr >= 0 && e.backward) {
+      if (forward_ops.count(e.sequence_nr))
+        ++arrows;
+      else
+        unpaired.insert(e.name.rfind(prefix, 0) == 0 ? e.name.substr(prefix.size()) : e.name);
+    }
+  std::string names;
+  for (const std::string& n : unpaired) names += (names.empty() ? "" : ", ") + n;
   const std::string trace = output_path("autograd_trace.json");
   profile.export_chrome_trace(trace);
   std::printf(
       "   Chrome trace: %s\n"
-      "   (open it in https://ui.perfetto.dev: %d forward ops carry a sequence number and %d\n"
-      "   backward scopes end a 'fwdbwd' flow arrow from the op that recorded their node).\n\n",
-      trace.c_str(), starts, ends);
+      "   (open it in https://ui.perfetto.dev): %d 'fwdbwd' flow arrows, each from a forward op\n"
+      "   to the backward scope that ran the node it recorded.%s%s%s\n\n",
+      trace.c_str(), arrows, names.empty() ? "" : "\n   No arrow reaches the scopes of\n     ",
+      names.c_str(),
+      names.empty()
+          ? ""
+          : "\n   A leaf's AccumulateGrad and a view's node have no forward op scope to start\n"
+            "   one; another name here is an op whose forward event lacks its node's number.");
 }
 
 // ---- 3. what autograd costs per op -----------------------------------------------------------
@@ -385,28 +402,29 @@ void section_hooks() {
   std::printf("4. Hooks, NoGradGuard and InferenceMode\n\n");
   tl::Tensor x = tl::randn({6});
   x.requires_grad_();
-  const tl::Tensor y = x * 4.0;
-  // dL/dy = 2y = 8x for L = sum(y^2); the hook clips it to [-1, 1] before it flows on to x.
+  std::printf("   x = %s, requires_grad\n", str(x.detach()).c_str());
+  const tl::Tensor y = x * 2.0;
+  // dL/dy = 2y = 4x for L = sum(y^2); the hook clips it to [-3, 3] before it flows on to x.
   int clipped = 0;
   double largest = 0;
   auto handle = y.register_hook([&](const tl::Tensor& g) {
-    clipped = static_cast<int>((tl::abs(g) > 1.0).sum().item<int64_t>());
+    clipped = static_cast<int>((tl::abs(g) > 3.0).sum().item<int64_t>());
     largest = max_abs(g);
-    return tl::clamp(g, -1.0, 1.0);
+    return tl::clamp(g, -3.0, 3.0);
   });
   const tl::Tensor loss = (y * y).sum();
   loss.backward({}, /*retain_graph=*/true);  // kept for the second backward below
-  const tl::Tensor expected = tl::clamp(x.detach() * 8.0, -1.0, 1.0) * 4.0;
+  const tl::Tensor expected = tl::clamp(x.detach() * 4.0, -3.0, 3.0) * 2.0;
   const bool hook_ok = tl::allclose(x.grad(), expected);
   std::printf(
-      "   y = x * 4 (grad_fn %s), L = sum(y^2). A hook on y, y.register_hook(g -> clamp(g,\n"
-      "   -1, 1)), saw dL/dy with largest |g| = %.2f and clipped %d of 6 elements; x.grad is\n"
-      "   4 x the clipped gradient: %s\n",
+      "   y = x * 2 (grad_fn %s), L = sum(y^2). A hook on y, y.register_hook(g -> clamp(g,\n"
+      "   -3, 3)), saw dL/dy = 4x with largest |g| = %.2f and clipped %d of 6 elements; x.grad\n"
+      "   is 2 x the clipped gradient: %s\n",
       y.grad_fn()->name().c_str(), largest, clipped, hook_ok ? "yes" : "NO");
   handle.remove();
   x.mutable_grad() = tl::Tensor();
   loss.backward();
-  std::printf("   After handle.remove(), max |x.grad| is %.2f (unclipped: 32 |x|).\n",
+  std::printf("   After handle.remove(), max |x.grad| is %.2f (unclipped: 8 |x|).\n",
               max_abs(x.grad()));
 
   {
@@ -432,7 +450,7 @@ void section_hooks() {
   } catch (const tl::Error& e) {
     std::printf("   Outside the mode, z.requires_grad_() raises:\n     %s\n", e.what());
   }
-  std::printf("   x itself: %s\n\n", str(x.detach()).c_str());
+  std::printf("\n");
 }
 
 }  // namespace
@@ -445,8 +463,9 @@ int main() try {
     std::printf("Running on the CPU and cuda:0; the profile records CPU and CUDA activities.\n\n");
   } else {
     std::printf(
-        "No CUDA GPU (%s): every section runs on the CPU; on a GPU machine section 1 also\n"
-        "checks cuda:0's gradients, section 2 adds CUDA time columns and section 3 a cuda:0 "
+        "No CUDA GPU (%s):\n"
+        "every section runs on the CPU. On a GPU machine section 1 also checks cuda:0's\n"
+        "gradients, section 2 profiles on cuda:0 with CUDA time columns, section 3 adds a cuda:0\n"
         "row.\n\n",
         tl::cuda::is_built() ? "tensorlet has its CUDA backend, but no device answers"
                              : "tensorlet was built without its CUDA backend");

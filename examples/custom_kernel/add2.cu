@@ -194,7 +194,8 @@ int main() try {
     std::printf(
         "custom_kernel: no CUDA device here (%s), so there is no kernel to time.\n"
         "On a machine with an NVIDIA GPU this example launches the notebook's add2 kernel\n"
-        "through tl::cuda::launch and times it and tl::add four ways.\n",
+        "through tl::cuda::launch and times it and tl::add four ways, then makes add2\n"
+        "differentiable (tl::autograd::Function<Add2>) and checks and profiles its gradient.\n",
         tl::cuda::is_built() ? "tensorlet has its CUDA backend, but no GPU answers"
                              : "tensorlet was built without CUDA");
     return 0;
