@@ -44,6 +44,8 @@ TEST_CASE("autograd: requires_grad, leaves, grad_fn names and the gradient of x 
   CHECK(y.grad_fn()->name() == "MulBackward0");
   tl::Tensor loss = y.sum();
   CHECK(loss.grad_fn()->name() == "SumBackward0");
+  CHECK(y.t().grad_fn()->name() == "TBackward0");  // t() is its own view, as torch's
+  CHECK(y.transpose(0, 1).grad_fn()->name() == "TransposeBackward0");
   CHECK(loss.grad_fn()->next_functions().size() == 1);
   CHECK(loss.grad_fn()->next_functions()[0].function == y.grad_fn());
   loss.backward();

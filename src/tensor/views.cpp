@@ -185,7 +185,9 @@ Tensor Tensor::t() const {
   if (dim() > 2)
     fail<ShapeError>("tl::t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   if (dim() < 2) return *this;
-  return transpose(0, 1);
+  // Its own view (not transpose's), so a graph names it TBackward0 as torch's.
+  const Shape s{shape()[1], shape()[0]}, st{strides()[1], strides()[0]};
+  return recorded(*this, make_view(*this, s, st, offset()), ViewKind::T);
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
