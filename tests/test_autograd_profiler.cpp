@@ -31,7 +31,8 @@ TEST_CASE("autograd profiler: backward rows, sequence numbers and fwdbwd flow ar
     x.requires_grad_();
     tl::Tensor w = tl_test::random_tensor({8, 8}, tl::kFloat32, device);
     prof::Profile profile;
-    tl::Tensor loss = tl::sum(tl::sigmoid(x * w));
+    // The t() view records its node outside any op scope: it must not take sigmoid's arrow.
+    tl::Tensor loss = tl::sum(tl::sigmoid(x * w).t());
     loss.backward();
     profile.stop();
     const auto& events = profile.events();
@@ -78,9 +79,13 @@ TEST_CASE("autograd profiler: backward rows, sequence numbers and fwdbwd flow ar
       if (!e.contains("cat") || e["cat"] != "fwdbwd") continue;
       (e["ph"] == "s" ? starts : finishes)[e["id"].get<int64_t>()]++;
     }
-    CHECK(starts.size() == 3);  // mul, sigmoid, sum (a leaf's accumulator has no forward op)
+    CHECK(starts.size() == 3);  // mul, sigmoid, sum (a leaf's accumulator and a view have none)
     CHECK(starts.count(mul->sequence_nr) == 1);
     CHECK(finishes.count(mul->sequence_nr) == 1);
+    const prof::Event* sigmoid = find(events, "tl::sigmoid");
+    REQUIRE(sigmoid != nullptr);
+    CHECK(starts.count(sigmoid->sequence_nr) == 1);
+    CHECK(finishes.count(sigmoid->sequence_nr) == 1);
     std::filesystem::remove(path);
   }
 }

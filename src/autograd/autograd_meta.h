@@ -56,6 +56,10 @@ inline bool any_requires_grad(const std::vector<Tensor>& tensors) {
 Edge gradient_edge(const Tensor& t);
 // The edges of a node's inputs, in order (a null pointer: an input that is not a tensor).
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+// Set while a view (made outside any op scope) records its node: set_history then leaves the
+// profiler's enclosing op untagged, since that op did not make the node.
+inline thread_local bool t_view_history = false;
+
 // Makes `output` the next output of `node`: its grad_fn, output_nr and the node's metadata.
 void set_history(const Tensor& output, const std::shared_ptr<Node>& node);
 

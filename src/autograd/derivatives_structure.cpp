@@ -316,7 +316,15 @@ namespace {
 // The views' hook (tensor/autograd_hooks.h), set as the library loads.
 void record_view_hook(ViewKind kind, const Tensor& x, const Tensor& out, int64_t d0, int64_t d1,
                       int64_t d2, const std::vector<int64_t>& dims) {
-  if (should_record({&x})) record_view(kind, x, out, d0, d1, d2, dims);
+  if (!should_record({&x})) return;
+  t_view_history = true;
+  try {
+    record_view(kind, x, out, d0, d1, d2, dims);
+  } catch (...) {
+    t_view_history = false;
+    throw;
+  }
+  t_view_history = false;
 }
 [[maybe_unused]] const bool g_view_hook_set = (detail::g_record_view = record_view_hook, true);
 }  // namespace

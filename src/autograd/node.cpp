@@ -142,7 +142,8 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   m.output_nr = node->add_input_metadata(output);
   // The profiler ties the forward op that made the node to the backward scope that runs it (only
   // ops make outputs; a leaf's accumulator, made on the way, has no forward op).
-  if (m.output_nr == 0 && profiler::detail::g_recording.load(std::memory_order_relaxed))
+  if (m.output_nr == 0 && !t_view_history &&
+      profiler::detail::g_recording.load(std::memory_order_relaxed))
     profiler::detail::op_sequence_nr(static_cast<int64_t>(node->sequence_nr()), false);
 }
 

@@ -346,6 +346,8 @@ void op_sequence_nr(int64_t sequence_nr, bool backward) {
     }
   }
   if (index < 0) return;
+  // An op that made several nodes (a composite) keeps its first one's number.
+  if (!backward && !b->sequence_nrs.empty() && b->sequence_nrs.back().index == index) return;
   // Optional detail: a record that cannot be stored is dropped, not thrown into the op.
   try {
     b->sequence_nrs.push_back({index, backward, sequence_nr});
