@@ -1,5 +1,5 @@
-// CPU benchmark: docs/DESIGN.md rows C1-C3 against floors measured in the same run, and the rows whose
-// target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14, C8 of issue 30):
+// CPU benchmark: docs/DESIGN.md rows C1-C3 against floors measured in the same run, and the rows
+// whose target is PyTorch's CPU (C4-C6 of issue 15, O6 of issue 14, C8 of issue 30):
 // bench/torch_reference.py times PyTorch on the same workloads and pairs the rows.
 #include <Eigen/Core>
 #ifdef TL_WITH_BLAS

@@ -1,6 +1,6 @@
-// Profiler overhead benchmark: docs/DESIGN.md rows P1 and P2 — the cost per op of 10x10 adds with no
-// profiler, a CPU-only profiler, CPU + CUDA activities (P1) and a CPU profiler with C++ call-site
-// stacks (with_stack, P2), on CPU tensors and (with a GPU) CUDA tensors.
+// Profiler overhead benchmark: docs/DESIGN.md rows P1 and P2 — the cost per op of 10x10 adds with
+// no profiler, a CPU-only profiler, CPU + CUDA activities (P1) and a CPU profiler with C++
+// call-site stacks (with_stack, P2), on CPU tensors and (with a GPU) CUDA tensors.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

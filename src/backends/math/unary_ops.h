@@ -265,7 +265,8 @@ struct LogicalNotFn {
 // input dtypes, math functor in tensorlet::math). Supported dtypes follow torch on CPU and CUDA.
 //
 // Math ops: the free function tl::exp(x), the method x.exp() and the in-place x.exp_() are
-// generated (ops/elementwise.cpp), so each row needs its two method declarations in tensor/tensor.h.
+// generated (ops/elementwise.cpp), so each row needs its two method declarations in
+// tensor/tensor.h.
 #define TL_UNARY_MATH_OPS(X)                                    \
   X(Neg, neg, Same, kNumericDTypes, NegFn)                      \
   X(Abs, abs, Same, kNumericDTypes, AbsFn)                      \
