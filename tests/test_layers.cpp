@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"tensor", 0}, {"backends", 1}, {"ops", 2}, {"autograd", 2}, {"distributed", 3}, {"parallel", 3},
-    {"nn", 3},     {"profiler", 3}, {"io", 3},  {"benchmark", 4},
+    {"tensor", 0},   {"backends", 1}, {"ops", 2},      {"autograd", 2}, {"distributed", 3},
+    {"parallel", 3}, {"nn", 3},       {"profiler", 3}, {"io", 3},       {"benchmark", 4},
 };
 
 // The library folder of a quoted include (`#include "tensorlet/tensor/dtype.h"` gives "tensor"), or
