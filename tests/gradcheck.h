@@ -14,6 +14,21 @@
 
 namespace tl_test {
 
+// A random float32 leaf that requires grad, on `device`.
+inline tl::Tensor random_leaf(const tl::Shape& shape, tl::Device device) {
+  tl::Tensor t = random_tensor(shape, tl::kFloat32, device);
+  t.requires_grad_();
+  return t;
+}
+
+// got == want element by element within float32's relative 1e-5 (both defined, any device).
+inline void check_close_f32(const tl::Tensor& got, const tl::Tensor& want) {
+  REQUIRE(got.defined());
+  const std::vector<double> g = values_of(got), w = values_of(want);
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(w[i]).epsilon(1e-5));
+}
+
 using Fn = std::function<tl::Tensor(const std::vector<tl::Tensor>&)>;
 
 // inputs: float64 host tensors (any layout); each is moved to `device` and made a leaf that

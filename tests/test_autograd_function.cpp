@@ -20,6 +20,7 @@ using tl::autograd::AutogradContext;
 using tl::autograd::Function;
 using tl::autograd::variable_list;
 using tl_test::check_throws;
+using tl_test::random_leaf;
 using tl_test::random_tensor;
 using tl_test::values_of;
 
@@ -149,33 +150,20 @@ struct LooseGrad : public Function<LooseGrad> {
   }
 };
 
-tl::Tensor leaf(const tl::Shape& shape, tl::Device device) {
-  tl::Tensor t = random_tensor(shape, tl::kFloat32, device);
-  t.requires_grad_();
-  return t;
-}
-
-void check_close(const tl::Tensor& got, const tl::Tensor& want) {
-  REQUIRE(got.defined());
-  const std::vector<double> g = values_of(got), w = values_of(want);
-  REQUIRE(g.size() == w.size());
-  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(w[i]).epsilon(1e-5));
-}
-
 }  // namespace
 
 TEST_CASE("autograd Function: the notebook's add2, made differentiable") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor a = leaf({4, 5}, device), b = leaf({4, 5}, device);
+    tl::Tensor a = random_leaf({4, 5}, device), b = random_leaf({4, 5}, device);
     tl::Tensor c = Add2::apply(a, b);
-    check_close(c, a.detach() + b.detach());
+    tl_test::check_close_f32(c, a.detach() + b.detach());
     REQUIRE(c.grad_fn() != nullptr);
     CHECK(c.grad_fn()->name() == "Add2Backward");
     CHECK(c.grad_fn()->next_functions().size() == 2);
     tl::Tensor w = random_tensor({4, 5}, tl::kFloat32, device);
     (c * w).sum().backward();
-    check_close(a.grad(), w);
-    check_close(b.grad(), w);
+    tl_test::check_close_f32(a.grad(), w);
+    tl_test::check_close_f32(b.grad(), w);
     // Without an input that requires grad (or in no-grad mode) nothing is recorded.
     const tl::Tensor plain = random_tensor({4, 5}, tl::kFloat32, device);
     CHECK(Add2::apply(plain, plain).grad_fn() == nullptr);
@@ -197,36 +185,36 @@ TEST_CASE("autograd Function: saved values and tensors, gradcheck and create_gra
         "Exp", [](const Ts& t) { return Exp::apply(t[0]); }, {random_tensor({4}, tl::kFloat64)},
         device));
     // create_graph records the custom backward's ops: d/dy of (dL/dx = y^2) summed is 2y.
-    tl::Tensor x = leaf({3}, device), y = leaf({3}, device);
+    tl::Tensor x = random_leaf({3}, device), y = random_leaf({3}, device);
     tl::Tensor out = MulSquare::apply(x, y).sum();
     auto g = tl::autograd::grad({out}, {x}, {}, std::nullopt, true);
-    check_close(g[0], y.detach() * y.detach());
+    tl_test::check_close_f32(g[0], y.detach() * y.detach());
     REQUIRE(g[0].requires_grad());
     auto gg = tl::autograd::grad({g[0].sum()}, {y});
-    check_close(gg[0], y.detach() * 2.0);
+    tl_test::check_close_f32(gg[0], y.detach() * 2.0);
   }
 }
 
 TEST_CASE("autograd: a saved output gets its history back under create_graph") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor x = leaf({4}, device);
+    tl::Tensor x = random_leaf({4}, device);
     const tl::Tensor e = tl::exp(x.detach()), t = tl::tanh(x.detach());
     // d2/dx2 exp = exp, through a custom Function and the built-in op (both save their output).
     for (const bool custom : {true, false}) {
       tl::Tensor y = custom ? Exp::apply(x) : tl::exp(x);
       auto g = tl::autograd::grad({y.sum()}, {x}, {}, std::nullopt, true);
-      check_close(g[0], e);
+      tl_test::check_close_f32(g[0], e);
       REQUIRE(g[0].requires_grad());
-      check_close(tl::autograd::grad({g[0].sum()}, {x})[0], e);
+      tl_test::check_close_f32(tl::autograd::grad({g[0].sum()}, {x})[0], e);
     }
     // d2/dx2 tanh = -2 tanh (1 - tanh^2).
     auto g = tl::autograd::grad({tl::tanh(x).sum()}, {x}, {}, std::nullopt, true);
-    check_close(tl::autograd::grad({g[0].sum()}, {x})[0], t * (t * t - 1.0) * 2.0);
+    tl_test::check_close_f32(tl::autograd::grad({g[0].sum()}, {x})[0], t * (t * t - 1.0) * 2.0);
   }
 }
 
 TEST_CASE("autograd Function: saved tensors keep torch's version check and are freed") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu());
   tl::Tensor y = random_tensor({3});
   tl::Tensor out = MulSquare::apply(x, y).sum();
   y.add_(1.0);
@@ -239,7 +227,7 @@ TEST_CASE("autograd Function: saved tensors keep torch's version check and are f
 TEST_CASE("autograd Function: non-differentiable outputs and materialized gradients") {
   for (const tl::Device device : tl_test::test_devices())
     for (const bool materialize : {true, false}) {
-      tl::Tensor x = leaf({5}, device);
+      tl::Tensor x = random_leaf({5}, device);
       variable_list outs = SplitSign::apply(x, materialize);
       REQUIRE(outs.size() == 3);
       CHECK(outs[0].grad_fn()->name() == "SplitSignBackward");
@@ -249,22 +237,22 @@ TEST_CASE("autograd Function: non-differentiable outputs and materialized gradie
       CHECK(outs[2].grad_fn() == nullptr);
       // Only the first output reaches the loss: the others' gradients are zeros or undefined.
       outs[0].sum().backward();
-      check_close(x.grad(), tl::full({5}, 2.0));
+      tl_test::check_close_f32(x.grad(), tl::full({5}, 2.0));
     }
 }
 
 TEST_CASE("autograd Function: a dirty input is rebased onto the function's node") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor x = leaf({4}, device);
+    tl::Tensor x = random_leaf({4}, device);
     tl::Tensor h = x * 3.0;  // a non-leaf with memory of its own
     const uint32_t version = h._version();
     tl::Tensor out = DoubleInPlace::apply(h);
     CHECK(out.is_same(h));  // the same tensor, written in place
     CHECK(h._version() > version);
     CHECK(h.grad_fn()->name() == "DoubleInPlaceBackward");
-    check_close(h, x.detach() * 6.0);
+    tl_test::check_close_f32(h, x.detach() * 6.0);
     h.sum().backward();
-    check_close(x.grad(), tl::full({4}, 6.0));
+    tl_test::check_close_f32(x.grad(), tl::full({4}, 6.0));
     // A tensor that needs no gradient may be written too: it joins the graph.
     tl::Tensor buffer = random_tensor({4}, tl::kFloat32, device);
     tl::Tensor joined = DoubleInPlace::apply(buffer);
@@ -278,32 +266,32 @@ TEST_CASE("autograd Function: a dirty input is rebased onto the function's node"
 }
 
 TEST_CASE("autograd Function: an input returned as is comes out as a new alias") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu());
   tl::Tensor y = Identity::apply(x);
   CHECK_FALSE(y.is_same(x));
   CHECK(y.data_ptr() == x.data_ptr());
   CHECK(y.grad_fn()->name() == "IdentityBackward");
   CHECK(x.is_leaf());
   (y * 2.0).sum().backward();
-  check_close(x.grad(), tl::full({3}, 2.0));
+  tl_test::check_close_f32(x.grad(), tl::full({3}, 2.0));
 }
 
 TEST_CASE("autograd Function: backward's gradients are checked as the engine's") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor a = leaf({3}, device), b = leaf({3}, device);
+    tl::Tensor a = random_leaf({3}, device), b = random_leaf({3}, device);
     check_throws<tl::Error>([&] { TooFew::apply(a, b, 1.0).sum().backward(); },
                             "[tl::Tensor::backward] function TooFewBackward returned an incorrect "
                             "number of gradients (expected 3, one per forward argument, or 2");
     check_throws<tl::ShapeError>([&] { WrongShape::apply(a).sum().backward(); },
                                  "Function WrongShapeBackward returned an invalid gradient");
-    tl::Tensor m = leaf({2, 3}, device);
+    tl::Tensor m = random_leaf({2, 3}, device);
     // LooseGrad's backward returns float64 ones of [4, 2, 3] for m of [2, 3]: fours in float32.
     LooseGrad::apply(m).backward();
     CHECK(m.grad().dtype() == tl::kFloat32);
-    check_close(m.grad(), tl::full({2, 3}, 4.0));
+    tl_test::check_close_f32(m.grad(), tl::full({2, 3}, 4.0));
     // The library goes on after the errors.
     Add2::apply(a, b).sum().backward();
-    check_close(a.grad(), tl::ones({3}));
+    tl_test::check_close_f32(a.grad(), tl::ones({3}));
   }
 }
 

@@ -6,32 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "gradcheck.h"
 #include "test_util.h"
 
 using tl_test::check_throws;
+using tl_test::random_leaf;
 using tl_test::random_tensor;
 using tl_test::values_of;
 
-namespace {
-
-tl::Tensor leaf(const tl::Shape& shape, tl::Device device) {
-  tl::Tensor t = random_tensor(shape, tl::kFloat32, device);
-  t.requires_grad_();
-  return t;
-}
-
-void check_close(const tl::Tensor& got, const tl::Tensor& want) {
-  REQUIRE(got.defined());
-  const std::vector<double> g = values_of(got), w = values_of(want);
-  REQUIRE(g.size() == w.size());
-  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == doctest::Approx(w[i]).epsilon(1e-5));
-}
-
-}  // namespace
-
 TEST_CASE("autograd hooks: a leaf's hooks run in order before its gradient is accumulated") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor x = leaf({2, 3}, device);
+    tl::Tensor x = random_leaf({2, 3}, device);
     std::vector<std::string> order;
     tl::Tensor seen_by_second;
     x.register_hook([&](const tl::Tensor& g) {
@@ -49,18 +34,18 @@ TEST_CASE("autograd hooks: a leaf's hooks run in order before its gradient is ac
     });
     (x * x).sum().backward();
     CHECK(order == std::vector<std::string>{"double", "look", "keep"});
-    check_close(seen_by_second, x.detach() * 4.0);
-    check_close(x.grad(), x.detach() * 4.0);
+    tl_test::check_close_f32(seen_by_second, x.detach() * 4.0);
+    tl_test::check_close_f32(x.grad(), x.detach() * 4.0);
     // Each backward runs them again; the replaced gradients accumulate.
     (x * 3.0).sum().backward();
-    check_close(x.grad(), x.detach() * 4.0 + 6.0);
+    tl_test::check_close_f32(x.grad(), x.detach() * 4.0 + 6.0);
     CHECK(order.size() == 6);
   }
 }
 
 TEST_CASE("autograd hooks: a non-leaf's hook sees its summed gradient before grad_fn does") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor x = leaf({4}, device);
+    tl::Tensor x = random_leaf({4}, device);
     tl::Tensor y = x * 3.0;
     int calls = 0;
     tl::Tensor seen;
@@ -74,29 +59,29 @@ TEST_CASE("autograd hooks: a non-leaf's hook sees its summed gradient before gra
     tl::Tensor loss = (y * 2.0).sum() + y.sum();
     loss.backward();
     CHECK(calls == 1);
-    check_close(seen, tl::full({4}, 3.0, tl::TensorOptions().device(device)));
+    tl_test::check_close_f32(seen, tl::full({4}, 3.0, tl::TensorOptions().device(device)));
     // retain_grad stores the hooked gradient (torch runs retains_grad hooks last).
-    check_close(y.grad(), tl::full({4}, 4.0, tl::TensorOptions().device(device)));
-    check_close(x.grad(), tl::full({4}, 12.0, tl::TensorOptions().device(device)));
+    tl_test::check_close_f32(y.grad(), tl::full({4}, 4.0, tl::TensorOptions().device(device)));
+    tl_test::check_close_f32(x.grad(), tl::full({4}, 12.0, tl::TensorOptions().device(device)));
   }
 }
 
 TEST_CASE("autograd hooks: autograd::grad runs the hooks and captures the replaced gradient") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu());
   tl::Tensor h = x * x;
   h.register_hook([](const tl::Tensor& g) { return g * 10.0; });
   x.register_hook([](const tl::Tensor& g) { return g + 1.0; });
   int post = 0;
   x.register_post_accumulate_grad_hook([&](const tl::Tensor&) { ++post; });
   auto g = tl::autograd::grad({h.sum()}, {x, h});
-  check_close(g[0], x.detach() * 20.0 + 1.0);
-  check_close(g[1], tl::full({3}, 10.0));
+  tl_test::check_close_f32(g[0], x.detach() * 20.0 + 1.0);
+  tl_test::check_close_f32(g[1], tl::full({3}, 10.0));
   CHECK_FALSE(x.grad().defined());
   CHECK(post == 0);  // grad() accumulates nothing
 }
 
 TEST_CASE("autograd hooks: handles and positions remove hooks; removing twice is harmless") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu());
   int a = 0, b = 0, c = 0;
   tl::autograd::HookHandle ha = x.register_hook([&](const tl::Tensor&) { ++a; });
   const unsigned pb = x.register_hook([&](const tl::Tensor&) { ++b; });  // LibTorch's unsigned
@@ -118,7 +103,7 @@ TEST_CASE("autograd hooks: handles and positions remove hooks; removing twice is
   // A handle outliving its tensor does nothing.
   tl::autograd::HookHandle orphan;
   {
-    tl::Tensor t = leaf({2}, tl::Device::cpu());
+    tl::Tensor t = random_leaf({2}, tl::Device::cpu());
     orphan = t.register_hook([](const tl::Tensor& g) { return g; });
   }
   orphan.remove();
@@ -127,7 +112,7 @@ TEST_CASE("autograd hooks: handles and positions remove hooks; removing twice is
 
 TEST_CASE("autograd hooks: post-accumulate hooks see the updated grad() of a leaf") {
   for (const tl::Device device : tl_test::test_devices()) {
-    tl::Tensor w = leaf({2, 2}, device);
+    tl::Tensor w = random_leaf({2, 2}, device);
     const tl::Tensor before = w.detach().clone();
     std::vector<double> grads_seen;
     // Optimizer-in-backward: the step runs as soon as the leaf's gradient is complete.
@@ -139,26 +124,26 @@ TEST_CASE("autograd hooks: post-accumulate hooks see the updated grad() of a lea
     });
     w.register_hook([](const tl::Tensor& g) { return g * 2.0; });  // runs first
     (w * w).sum().backward();
-    check_close(w.detach(), before - before * 2.0);  // w - 0.5 * (2 * 2w)
+    tl_test::check_close_f32(w.detach(), before - before * 2.0);  // w - 0.5 * (2 * 2w)
     CHECK(grads_seen == values_of(before * 4.0));
     h.remove();
     grads_seen.clear();
     w.sum().backward();
     CHECK(grads_seen.empty());
   }
-  tl::Tensor x = leaf({2}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({2}, tl::Device::cpu());
   check_throws<tl::Error>([&] { (x * 2.0).register_post_accumulate_grad_hook([](auto&) {}); },
                           "cannot be registered on non-leaf tensors");
 }
 
 TEST_CASE("autograd hooks: a leaf no gradient reaches keeps grad() and runs no hook") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu()), w = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu()), w = random_leaf({3}, tl::Device::cpu());
   int calls = 0;
   w.register_hook([&](const tl::Tensor&) { ++calls; });
   w.register_post_accumulate_grad_hook([&](const tl::Tensor&) { ++calls; });
   // backward(inputs=): only x accumulates, w's accumulator does not run.
   (x * w).sum().backward({}, std::nullopt, false, {x});
-  check_close(x.grad(), w.detach());
+  tl_test::check_close_f32(x.grad(), w.detach());
   CHECK_FALSE(w.grad().defined());
   CHECK(calls == 0);
 }
@@ -171,7 +156,7 @@ TEST_CASE("autograd hooks: bad hooks raise naming the call, and the library goes
                             "doesn't require gradient");
     check_throws<tl::Error>([&] { plain.register_post_accumulate_grad_hook([](auto&) {}); },
                             "doesn't require gradient");
-    tl::Tensor x = leaf({3}, device);
+    tl::Tensor x = random_leaf({3}, device);
     auto bad = x.register_hook([](const tl::Tensor& g) { return tl::cat({g, g}); });
     check_throws<tl::ShapeError>([&] { (x * x).sum().backward(); },
                                  "[tl::Tensor::backward] hook 0 (tl::Tensor::register_hook) has "
@@ -183,16 +168,16 @@ TEST_CASE("autograd hooks: bad hooks raise naming the call, and the library goes
                                  "[tl::autograd::grad] hook 1");
     wrong_dtype.remove();
     (x * x).sum().backward();
-    check_close(x.grad(), x.detach() * 2.0);
+    tl_test::check_close_f32(x.grad(), x.detach() * 2.0);
   }
 }
 
 TEST_CASE("autograd hooks: a hook's own ops join the graph under create_graph") {
-  tl::Tensor x = leaf({3}, tl::Device::cpu());
+  tl::Tensor x = random_leaf({3}, tl::Device::cpu());
   // The hook scales the gradient by x: d/dx of (x^2 summed) becomes 2x * x, whose sum's
   // derivative is 6x... taken through the recorded hook.
   x.register_hook([&](const tl::Tensor& g) { return g * x; });
   auto g = tl::autograd::grad({(x * x).sum()}, {x}, {}, std::nullopt, true);
-  check_close(g[0], x.detach() * x.detach() * 2.0);
+  tl_test::check_close_f32(g[0], x.detach() * x.detach() * 2.0);
   REQUIRE(g[0].requires_grad());
 }

@@ -13,6 +13,7 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/formula_node.h"
+#include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
 #include "tensorlet/tensor/op_scope.h"
@@ -272,15 +273,6 @@ class GraphTask {
       g = g.to(want.dtype);
     }
     return g;
-  }
-
-  // Whether `from` expands to `to` (numpy broadcasting, `from` on the right).
-  static bool broadcasts_to(const Shape& from, const Shape& to) {
-    if (from.size() > to.size()) return false;
-    const int64_t lead = to.size() - from.size();
-    for (int64_t d = 0; d < from.size(); ++d)
-      if (from[d] != 1 && from[d] != to[lead + d]) return false;
-    return true;
   }
 
   void deliver(const Edge& e, const Tensor& g) {

@@ -7,6 +7,7 @@
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/math/gemm_scalar.h"
+#include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/scalar_check.h"
 #include "tensorlet/ops/elementwise.h"
@@ -52,15 +53,6 @@ void check_common(const char* op, const GemmOperands& g, Scalar beta, Scalar alp
                        " must not be a floating point number, got ", v);
     check_scalar_fits(op, what, v, dtype);
   }
-}
-
-// True when `from` broadcasts to exactly `to`.
-bool broadcasts_to(const Shape& from, const Shape& to) {
-  if (from.size() > to.size()) return false;
-  const int64_t lead = to.size() - from.size();
-  for (int64_t d = 0; d < from.size(); ++d)
-    if (from[d] != 1 && from[d] != to[lead + d]) return false;
-  return true;
 }
 
 bool same_view(const Tensor& x, const Tensor& y) {

@@ -179,16 +179,6 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-// True when `from` broadcasts to exactly `to` (checked here rather than through broadcast_shapes
-// so the error can name the bias).
-static bool broadcasts_to(const Shape& from, const Shape& to) {
-  if (from.size() > to.size()) return false;
-  const int64_t lead = to.size() - from.size();
-  for (int64_t d = 0; d < from.size(); ++d)
-    if (from[d] != 1 && from[d] != to[lead + d]) return false;
-  return true;
-}
-
 Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
   profiler::OpScope scope("tl::linear");
   scope.inputs({&x, &w, b ? &*b : nullptr});
