@@ -121,6 +121,22 @@ TEST_CASE("autograd ops: scatter, scatter_add, scatter_reduce, index_add/copy/fi
     CHECK(gradcheck(
         "index_fill", [&](const Ts& t) { return tl::index_fill(t[0], 1, rows, -1.0); },
         {any({2, 3})}, device));
+    // An empty index scatters nothing (its dtype and shape go unchecked, as torch's): self's
+    // gradient passes through and src gets zeros (found by the fuzzer: the backward raised).
+    for (const char* reduce : {"sum", "amax"}) {
+      INFO(reduce);
+      const tl::Tensor none = tl::empty({0, 0, 0}, tl::kFloat32).to(device);
+      tl::Tensor self = any({0}).to(device).requires_grad_(), src = any({0}).to(device);
+      src.requires_grad_();
+      tl::scatter_reduce(self, -1, none, src, reduce).sum().backward();
+      CHECK(self.grad().shape() == tl::Shape{0});
+      CHECK(src.grad().shape() == tl::Shape{0});
+    }
+    tl::Tensor self = any({2, 3}).to(device).requires_grad_(), src = any({3}).to(device);
+    src.requires_grad_();
+    tl::scatter_add(self, 0, tl::empty({0, 0}, tl::kInt64).to(device), src).sum().backward();
+    CHECK(tl::equal(self.grad(), tl::ones_like(self)));
+    CHECK(tl::equal(src.grad(), tl::zeros_like(src)));
   }
   tl::Tensor x = any({3}), s = any({2});
   s.requires_grad_();

@@ -105,6 +105,14 @@ TEST_CASE("bad input: scatter, scatter_add, scatter_reduce") {
       TL_BAD_CUDA(tl::IndexError, "[tl::index_copy_] ", "index -2",
                   (cu(f({3})).index_copy_(0, cu(idx({1}, -2)), cu(f({1}))),
                    tl::cuda::Stream::current().synchronize())),
+      // An empty result reads back without a wait, so a bad index into it is raised at the
+      // call (the fuzzer found the kernel's report surfacing at a later, unrelated op).
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_add] ", "index 0",
+                  tl::index_add(cu(f({2, 0})), 1, cu(idx({3}, 0)), cu(f({2, 3})))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::scatter_add] ", "index 1",
+                  tl::scatter_add(cu(f({0})), 0, cu(idx({2}, 1)), cu(f({2})))),
+      TL_BAD_CUDA(tl::IndexError, "[tl::index_copy] ", "index 5",
+                  tl::index_copy(cu(f({0, 4})), 1, cu(idx({2}, 5)), cu(f({0, 2})))),
   });
 }
 

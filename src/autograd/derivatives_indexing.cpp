@@ -71,6 +71,13 @@ TensorList scatter_formula(const FormulaNode& n, const Tensor& g) {
   const bool include_self = n.ints[2] != 0;
   const Tensor index = n.saved(0);
   TensorList d(2);
+  if (index.numel() == 0) {
+    // Nothing was scattered (the forward checks nothing about an empty index, as torch's): the
+    // result is self, and src got no gradient.
+    if (n.needs_grad(0)) d[0] = reduce_to(g, n.input(0));
+    if (n.needs_grad(1)) d[1] = zeros_of(n.input(1), g);
+    return d;
+  }
   switch (kind) {
     case Scatter::Assign:
     case Scatter::AssignValue:

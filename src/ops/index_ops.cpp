@@ -122,7 +122,8 @@ Tensor index_add_op(const char* name, const Tensor& self, int64_t dim, const Ten
   dim = wrap_dim(dim, self.dim(), name);
   check_index_add(name, self, dim, index, source);
   check_alpha(name, alpha, self.dtype());
-  check_scatter_index_range(name, index, size_of(self, dim), dim);
+  // The kernel visits the index restrided over source's shape: none of it when source is empty.
+  check_scatter_index_range(name, index, size_of(self, dim), dim, self, source.numel() > 0);
   Tensor target = write_target(name, self, in_place);
   // In place into a tensor outside the graph from a source in it: not differentiable yet.
   if (in_place && autograd::should_record({&source})) autograd::no_derivative(name);
@@ -137,7 +138,8 @@ Tensor index_copy_op(const char* name, const Tensor& self, int64_t dim, const Te
   check_devices(name, self, index, &source);
   dim = wrap_dim(dim, self.dim(), name);
   check_index_copy(name, self, dim, index, source);
-  check_scatter_index_range(name, index, size_of(self, dim), dim);
+  // The kernel visits the index restrided over source's shape: none of it when source is empty.
+  check_scatter_index_range(name, index, size_of(self, dim), dim, self, source.numel() > 0);
   Tensor target = write_target(name, self, in_place);
   // In place into a tensor outside the graph from a source in it: not differentiable yet.
   if (in_place && autograd::should_record({&source})) autograd::no_derivative(name);

@@ -78,7 +78,7 @@ Tensor scatter_op(const char* name, ScatterOp op, const Tensor& self, int64_t di
   scope.inputs({&self, nullptr, &index, src});
   dim = check_scatter(name, self, dim, index, src);
   if (!src) check_scalar_fits(name, "value", value, self.dtype());
-  check_scatter_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim, self);
   Tensor target = write_target(name, self, in_place);
   // In place into a tensor outside the graph from a src in it: not differentiable yet.
   if (in_place && autograd::should_record({src})) autograd::no_derivative(name);
@@ -141,7 +141,7 @@ Tensor scatter_reduce_op(const char* name, const Tensor& self, int64_t dim, cons
                 reduce, "\"");
   if (mean && self.dtype() == kBool)
     fail<DTypeError>(name, "reduce \"mean\" is not supported for bool tensors");
-  check_scatter_index_range(name, index, size_of(self, dim), dim);
+  check_scatter_index_range(name, index, size_of(self, dim), dim, self);
   Tensor target = write_target(name, self, in_place);
   if (in_place && autograd::should_record({&src})) autograd::no_derivative(name);
   if (index.numel() == 0) return target;
