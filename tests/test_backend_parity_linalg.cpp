@@ -82,8 +82,9 @@ Fn addmm_inplace_fn(Scalar beta, Scalar alpha, bool batched = false,
 }  // namespace
 
 TL_PARITY_CASE("backend parity: addmm over layouts, sizes, broadcast inputs, alpha and beta") {
-  const std::vector<std::array<int64_t, 3>> sizes{{3, 4, 5}, {1, 1, 1}, {33, 17, 65}, {32, 32, 32},
-                                                  {4, 0, 5}, {0, 3, 4}, {40, 70, 3},  {2, 300, 3}};
+  const std::vector<std::array<int64_t, 3>> sizes{{3, 4, 5},    {1, 1, 1},   {33, 17, 65},
+                                                  {32, 32, 32}, {4, 0, 5},   {0, 3, 4},
+                                                  {40, 70, 3},  {2, 300, 3}, {129, 40, 66}};
   for (DType d : all_dtypes()) {  // bool refused on both
     for (auto [n, k, m] : sizes) {
       const Fill f = tl::is_floating_point(d) ? Fill::Random : Fill::Integral;
@@ -92,8 +93,12 @@ TL_PARITY_CASE("backend parity: addmm over layouts, sizes, broadcast inputs, alp
       for (int which = 0; which < 3; ++which) {
         const auto [beta, alpha] = coefficients(d, which);
         const Fn addmm = addmm_fn(beta, alpha), mag = addmm_fn(beta, alpha, false, true);
-        for (const Shape& is : {Shape{n, m}, Shape{m}, Shape{n, 1}}) {
-          const Tensor input = make_values(is, d, f);
+        // A row input ([m], [1, m], and [m] at an odd offset) is nn.Linear's bias, which CUDA
+        // adds in cuBLASLt's epilogue when the product goes to cuBLAS (129 x 40 x 66).
+        for (const Shape& is : {Shape{n, m}, Shape{m}, Shape{n, 1}, Shape{1, m}, Shape{m + 1}}) {
+          const Tensor input = is.size() == 1 && is[0] == m + 1
+                                   ? make_values(is, d, f).slice(0, 1, m + 1)
+                                   : make_values(is, d, f);
           for (const Variant& a : va)
             check_op(dev,
                      describe("addmm", d, {n, k, m}, a.name + " @ contiguous") + " input " +

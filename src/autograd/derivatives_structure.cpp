@@ -58,11 +58,6 @@ TensorList cumsum_formula(const FormulaNode& n, const Tensor& g) {
   return {reduce_to(add(sub(sum(g, dim, true), cumsum(g, dim)), g), n.input(0))};
 }
 
-// A 2-D tensor whose transpose is contiguous (and that is not contiguous itself).
-bool is_transposed_matrix(const Tensor& t) {
-  return !t.is_contiguous() && t.transpose(0, 1).is_contiguous();
-}
-
 TensorList matmul_formula(const FormulaNode& n, const Tensor& g) {
   const Tensor a = n.saved(0), b = n.saved(1);
   const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
@@ -73,9 +68,7 @@ TensorList matmul_formula(const FormulaNode& n, const Tensor& g) {
   const Tensor a2 = a_vec ? a.unsqueeze(0) : a, b2 = b_vec ? b.unsqueeze(-1) : b;
   Tensor g2 = a_vec ? g.unsqueeze(-2) : g;
   if (b_vec) g2 = g2.unsqueeze(-1);
-  // A matrix stored transposed (linear's w.t()) gets its gradient in the same layout, computed as
-  // the transposed product (torch's mm_mat2_backward does the same): the view's backward then
-  // hands the weight a contiguous gradient, and AccumulateGrad copies nothing.
+  // A matrix stored transposed keeps its layout (is_transposed_matrix).
   const bool matrices = a2.dim() == 2 && b2.dim() == 2;
   Tensor da, db;
   if (n.needs_grad(0)) {

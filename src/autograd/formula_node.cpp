@@ -57,4 +57,8 @@ Tensor embed_in_zeros(const Tensor& g, const Shape& shape,
   return r;
 }
 
+bool is_transposed_matrix(const Tensor& t) {
+  return t.dim() == 2 && !t.is_contiguous() && t.transpose(0, 1).is_contiguous();
+}
+
 }  // namespace tensorlet::autograd

@@ -65,6 +65,12 @@ std::shared_ptr<FormulaNode> record_node(const char* name, FormulaNode::Formula 
 // input that was broadcast (and promoted) to the output.
 Tensor reduce_to(const Tensor& g, const InputMeta& meta);
 
+// A 2-D tensor whose transpose is contiguous (and that is not contiguous itself): linear's w.t().
+// The product formulas give such a factor its gradient in the same layout, computed as the
+// transposed product (torch's mm_mat2_backward does the same), so the view's backward hands the
+// weight a contiguous gradient and AccumulateGrad copies nothing.
+bool is_transposed_matrix(const Tensor& t);
+
 // Zeros of `shape` (g's dtype and device) whose view `view_of` holds g: the backward of a view
 // (select, slice, narrow, diagonal). Copied into the view, or, while a backward records
 // (create_graph and g requiring grad), put at the view's flat positions out of place, so the

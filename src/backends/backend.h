@@ -235,6 +235,14 @@ class Backend {
   // float16/bfloat16, wrapping for integers), the result rounded once.
   virtual void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
                     const Tensor& out) = 0;
+  // out = alpha * (a @ b) + bias, bias a contiguous row of out's width added to every row, in
+  // one call where the backend has a GEMM with a bias epilogue (CUDA: cuBLASLt); a, b and out as
+  // gemm's, out 2-D and contiguous, a floating dtype. Returns false, having done nothing, where it
+  // has none for these operands: the front-end then copies the bias in and calls gemm.
+  virtual bool gemm_bias(const Tensor& /*a*/, const Tensor& /*b*/, const Tensor& /*bias*/,
+                         Scalar /*alpha*/, const Tensor& /*out*/) {
+    return false;
+  }
 };
 
 // What a backend registers for its device type when the library loads:

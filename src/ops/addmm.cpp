@@ -2,6 +2,7 @@
 // Backend::gemm with alpha and beta on it (no elementwise pass after the product); outer is a
 // broadcast tl::mul, as torch.outer.
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "tensorlet/autograd/derivatives.h"
@@ -12,6 +13,7 @@
 #include "tensorlet/tensor/scalar_check.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/linalg.h"
+#include "tensorlet/ops/linear_addmm.h"
 #include "tensorlet/ops/out_arg.h"
 
 namespace tensorlet {
@@ -60,6 +62,24 @@ bool same_view(const Tensor& x, const Tensor& y) {
          x.strides() == y.strides();
 }
 
+// addmm(bias, x, w.t()) as nn.Linear makes it: a row bias (beta 1, a [n] or [1, n] contiguous
+// input) added by the product's epilogue where the backend has one, saving the pass that copies
+// the bias into the result and the GEMM's read of it (LibTorch's addmm does the same).
+bool fused_bias(const GemmOperands& g, const Shape& shape, Scalar beta, Scalar alpha,
+                const Tensor& dst, Backend& backend) {
+  if (shape.size() != 2 || beta.to<double>() != 1 || alpha.to<double>() == 0 ||
+      !is_floating_point(dst.dtype()) || g.a.shape()[1] == 0)
+    return false;
+  const Tensor& in = g.input;
+  const int64_t n = shape[1];
+  const bool row =
+      (in.dim() == 1 && in.shape()[0] == n && in.strides()[0] == 1) ||
+      (in.dim() == 2 && in.shape()[0] == 1 && in.shape()[1] == n && in.strides()[1] == 1);
+  if (!row || n < 2) return false;
+  const Tensor bias = in.dim() == 1 ? in : make_view(in, {n}, {1}, in.offset());
+  return backend.gemm_bias(g.a, g.b, bias, alpha, dst);
+}
+
 // beta * input + alpha * (a @ b) of the shape `shape`, checked; into: the out= destination.
 // The product is written into a contiguous result holding the input (unless beta is 0): out
 // itself when it is contiguous, of the dtype and apart from a and b, else a fresh tensor
@@ -77,6 +97,9 @@ Tensor scaled_product(const char* op, const GemmOperands& g, const Shape& shape,
   const bool shares = target.storage() == g.a.storage() || target.storage() == g.b.storage();
   Tensor dst = target.is_contiguous() && !shares ? target : make_tensor(shape, dtype, device);
   Backend& backend = backend_for(device);
+  if (dst.numel() > 0 && fused_bias(g, shape, beta, alpha, dst, backend)) {
+    return into ? finish_out(*into, dst) : dst;
+  }
   if (dst.numel() > 0) {
     const bool keep = gemm_reads_out(beta);
     if (keep && !same_view(dst, g.input)) backend.copy(g.input.expand(shape), dst);
@@ -128,15 +151,20 @@ void check_self_shape(const char* op, const Tensor& self, const Shape& shape) {
 
 // addmm (batched false) or baddbmm (true) and their out= (into) and in-place (into is input,
 // in_place) forms: checks, the result's shape, then the scaled product.
+// `scoped` false: no profiler row of its own (linear's product, whose row is linear's).
 Tensor gemm_front(const char* op, bool batched, const Tensor& input, const Tensor& a,
-                  const Tensor& b, Scalar beta, Scalar alpha, Tensor* into, bool in_place = false) {
-  profiler::OpScope scope(op);
-  scope.inputs({&input, &a, &b});
+                  const Tensor& b, Scalar beta, Scalar alpha, Tensor* into, bool in_place = false,
+                  bool scoped = true) {
+  std::optional<profiler::OpScope> scope;
+  if (scoped) {
+    scope.emplace(op);
+    scope->inputs({&input, &a, &b});
+  }
   const GemmOperands g{input, a, b, batched ? "batch1" : "mat1", batched ? "batch2" : "mat2"};
   check_common(op, g, beta, alpha);
   const Shape shape = batched ? baddbmm_shape(op, g) : addmm_shape(op, g);
   if (in_place) check_self_shape(op, input, shape);
-  scope.flops(gemm_flops(a, shape));
+  if (scope) scope->flops(gemm_flops(a, shape));
   // The out= and in-place forms are refused in a graph by out_target.
   const bool record = !into && autograd::should_record({&input, &a, &b});
   if (!record) return scaled_product(op, g, shape, beta, alpha, into);
@@ -150,6 +178,10 @@ Tensor gemm_front(const char* op, bool batched, const Tensor& input, const Tenso
 }
 
 }  // namespace
+
+Tensor detail::linear_addmm(const Tensor& bias, const Tensor& x, const Tensor& wt) {
+  return gemm_front("tl::linear", false, bias, x, wt, 1, 1, nullptr, false, false);
+}
 
 Tensor outer(const Tensor& a, const Tensor& b) {
   profiler::OpScope scope("tl::outer");

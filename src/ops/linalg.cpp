@@ -1,6 +1,7 @@
 // Matrix-product front-ends: PyTorch's matmul rules reduced to one batched [*, M, K] @ [*, K, N]
 // backend call; mm, bmm, dot and linear are checked special cases of it.
 #include "tensorlet/ops/linalg.h"
+#include "tensorlet/ops/linear_addmm.h"
 
 #include <optional>
 
@@ -188,17 +189,31 @@ Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) 
   if (x.shape()[x.dim() - 1] != w.shape()[w.dim() - 1])
     fail<ShapeError>("tl::linear", "inner dimensions differ: input ", x.shape(), " @ weight.T ",
                      wt.shape());
-  // In a graph: the product and the bias add as two recorded ops (their derivatives compose);
-  // otherwise one product and the bias added in place.
   const bool record = autograd::should_record({&x, &w, b ? &*b : nullptr});
+  if (b) {
+    check_defined(*b, "tl::linear");
+    if (b->device() != x.device())
+      fail<DeviceError>("tl::linear", "expected the bias on ", x.device(), ", got ", b->device());
+    if (b->dtype() != x.dtype())
+      fail<DTypeError>("tl::linear", "expected a ", x.dtype(), " bias, got ", b->dtype());
+  }
+  // A matrix input with a bias: one addmm, as torch's linear (AddmmBackward0 in a graph), whose
+  // bias a backend may add in the GEMM's epilogue. Bias shapes are checked by the product here.
+  if (b && x.dim() == 2 && w.dim() == 2 && is_floating_point(x.dtype())) {
+    const Shape shape{x.shape()[0], w.shape()[0]};
+    if (!broadcasts_to(b->shape(), shape))
+      fail<ShapeError>("tl::linear", "bias of shape ", b->shape(),
+                       " does not broadcast to the output ", shape, " (input ", x.shape(),
+                       ", weight ", w.shape(), ")");
+    Tensor out = detail::linear_addmm(*b, x, wt);
+    scope.flops(matmul_flops(x, out));
+    return out;
+  }
+  // Otherwise, in a graph: the product and the bias add as two recorded ops (their derivatives
+  // compose); outside one, one product and the bias added in place.
   Tensor out = record ? matmul(x, wt) : matmul_checked("tl::linear", x, wt);
   scope.flops(matmul_flops(x, out));
   if (!b) return out;
-  check_defined(*b, "tl::linear");
-  if (b->device() != x.device())
-    fail<DeviceError>("tl::linear", "expected the bias on ", x.device(), ", got ", b->device());
-  if (b->dtype() != x.dtype())
-    fail<DTypeError>("tl::linear", "expected a ", x.dtype(), " bias, got ", b->dtype());
   if (!broadcasts_to(b->shape(), out.shape()))
     fail<ShapeError>("tl::linear", "bias of shape ", b->shape(),
                      " does not broadcast to the output ", out.shape(), " (input ", x.shape(),

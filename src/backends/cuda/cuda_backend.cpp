@@ -200,6 +200,11 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::gemm(a, b, alpha, beta, out);
   }
+  bool gemm_bias(const Tensor& a, const Tensor& b, const Tensor& bias, Scalar alpha,
+                 const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    return cuda::gemm_bias(a, b, bias, alpha, out);
+  }
 };
 
 Backend& instance() {

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -21,6 +22,32 @@ inline void check_blas(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   fail<CudaError>(current_op_name(), what, ": ", cublasGetStatusName(status), ": ",
                   cublasGetStatusString(status));
+}
+
+// cuBLAS is column-major, so out^T = b^T a^T is computed: an operand of `rows` x `cols` is the
+// column-major (cols x rows) matrix with leading dim `ld` when rows are evenly spaced (no
+// transpose), or its transpose when columns are. A size-1 dim's stride never matters.
+struct BlasOperand {
+  cublasOperation_t op;
+  int64_t ld;
+};
+
+inline bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, BlasOperand& out) {
+  if (cs == 1 || cols == 1) {
+    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
+    if (ld >= std::max<int64_t>(cols, 1)) {
+      out = {CUBLAS_OP_N, ld};
+      return true;
+    }
+  }
+  if (rs == 1 || rows == 1) {
+    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
+    if (ld >= std::max<int64_t>(rows, 1)) {
+      out = {CUBLAS_OP_T, ld};
+      return true;
+    }
+  }
+  return false;
 }
 
 // A device's cuBLAS handle and what is currently set on it, so that steady-state calls on one
@@ -57,6 +84,13 @@ class BlasHandle {
     }
   }
   cublasHandle_t get() const { return state_.handle; }
+  // The stream's workspace, which cuBLASLt calls on the same stream share (they are ordered).
+  void* workspace() const {
+    for (const auto& [s, ptr] : state_.workspaces)
+      if (s == state_.stream) return ptr;
+    return nullptr;
+  }
+  size_t workspace_bytes() const { return state_.workspace_bytes; }
 
  private:
   void create(int device) {

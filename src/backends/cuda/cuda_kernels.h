@@ -76,5 +76,12 @@ void searchsorted(const Tensor& boundaries, const Tensor& values, const Tensor& 
 // cuda_matmul.cu: out = alpha * (a @ b) + beta * out (backend.h's gemm): cuBLAS's alpha and
 // beta in one call, or the same kernels as matmul with the scaling in their last step.
 void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Tensor& out);
+// Whether matmul/gemm run an m x n x k product (out's batch included) on our own kernels rather
+// than cuBLAS: small and medium floats, where cuBLAS's host cost dominates.
+bool matmul_uses_kernels(const Tensor& out, int64_t m, int64_t n, int64_t k);
+// cuda_gemm_bias.cpp: out = alpha * (a @ b) + bias through cuBLASLt's bias epilogue
+// (Backend::gemm_bias); false where it declines (small products, layouts, no algorithm).
+bool gemm_bias(const Tensor& a, const Tensor& b, const Tensor& bias, Scalar alpha,
+               const Tensor& out);
 
 }  // namespace tensorlet::cuda

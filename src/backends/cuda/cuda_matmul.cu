@@ -67,12 +67,6 @@ Tensor dense_copy(const Tensor& t) {
 constexpr int64_t kMediumDim = 128;
 constexpr int64_t kMediumWork = kMediumDim * kMediumDim * kMediumDim;
 
-bool medium_product(const Tensor& out, int64_t m, int64_t n, int64_t k) {
-  if (m > kMediumDim || n > kMediumDim || k > kMediumDim) return false;
-  const int64_t batch = out.numel() / std::max<int64_t>(m * n, 1);
-  return batch <= kMediumWork / std::max<int64_t>(m * n * k, 1);
-}
-
 template <typename T>
 void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStream_t s,
                    const MatmulScale<T>& scale = {}) {
@@ -121,7 +115,7 @@ void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStre
                    s, "small_matmul_kernel");
     return;
   }
-  {  // integers of any size; floats of medium size (medium_product)
+  {  // integers of any size; floats of medium size (matmul_uses_kernels)
     const int64_t tiles = p.batch * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
     void* args[] = {&p};
     check_launched(cudaLaunchKernel(reinterpret_cast<const void*>(&tiled_matmul_kernel<T>),
@@ -131,32 +125,6 @@ void kernel_matmul(const Tensor& a, const Tensor& b, const Tensor& out, cudaStre
 }
 
 // ---- cuBLAS ----
-
-// cuBLAS is column-major, so out^T = b^T a^T is computed: an operand of `rows` x `cols` is the
-// column-major (cols x rows) matrix with leading dim `ld` when rows are evenly spaced (no
-// transpose), or its transpose when columns are. A size-1 dim's stride never matters.
-struct BlasOperand {
-  cublasOperation_t op;
-  int64_t ld;
-};
-
-bool blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, BlasOperand& out) {
-  if (cs == 1 || cols == 1) {
-    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
-    if (ld >= std::max<int64_t>(cols, 1)) {
-      out = {CUBLAS_OP_N, ld};
-      return true;
-    }
-  }
-  if (rs == 1 || rows == 1) {
-    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
-    if (ld >= std::max<int64_t>(rows, 1)) {
-      out = {CUBLAS_OP_T, ld};
-      return true;
-    }
-  }
-  return false;
-}
 
 // An operand cuBLAS cannot read in place (a slice with a step in both matrix dims, a broadcast
 // inside the matrix) is copied once per call; broadcast batch dims stay broadcast, so a matrix
@@ -348,6 +316,13 @@ void blas_matmul(const Tensor& a_in, const Tensor& b_in, const Tensor& out, cuda
 
 }  // namespace
 
+bool matmul_uses_kernels(const Tensor& out, int64_t m, int64_t n, int64_t k) {
+  if (m <= kSmallDim && n <= kSmallDim && k <= kSmallDim) return true;
+  if (m > kMediumDim || n > kMediumDim || k > kMediumDim) return false;
+  const int64_t batch = out.numel() / std::max<int64_t>(m * n, 1);
+  return batch <= kMediumWork / std::max<int64_t>(m * n * k, 1);
+}
+
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (out.numel() == 0) return;
   const int64_t nd = out.dim();
@@ -357,8 +332,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
     TL_CUDA_CHECK(cudaMemsetAsync(out.data_ptr(), 0, out.nbytes(), s));
     return;
   }
-  const bool small =
-      (m <= kSmallDim && n <= kSmallDim && k <= kSmallDim) || medium_product(out, m, n, k);
+  const bool small = matmul_uses_kernels(out, m, n, k);
   dispatch_dtype<kNumericDTypes>(
       out.dtype(),
       [&]<typename T>() {
@@ -382,8 +356,7 @@ void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Ten
   const int64_t nd = out.dim();
   const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a.shape()[nd - 1];
   cudaStream_t s = current_stream_handle(out.device().index());
-  const bool small =
-      (m <= kSmallDim && n <= kSmallDim && k <= kSmallDim) || medium_product(out, m, n, k);
+  const bool small = matmul_uses_kernels(out, m, n, k);
   const bool keep = gemm_reads_out(beta);
   dispatch_dtype<kNumericDTypes>(
       out.dtype(),
