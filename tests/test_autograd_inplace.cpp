@@ -1,5 +1,6 @@
 // In-place ops under autograd: torch's rebasing of the written tensor's history, the leaf rule,
-// saved values that an in-place write changes, and what is refused (memory shared with a view).
+// saved values that an in-place write changes, writes into views (CopySlices), and what is
+// refused.
 #include <doctest/doctest.h>
 #include <tensorlet/tensorlet.h>
 
@@ -125,12 +126,14 @@ TEST_CASE("autograd in-place: what is refused, with nothing changed") {
       tl::NoGradGuard no_grad;
       x.mul_(1.0);
     }
-    // A view of a tensor in a graph (its base would not see the write).
+    // The base of a view (the view's history would not see the write), and a view of a leaf.
     tl::Tensor b = x * 2.0;
     tl::Tensor v = b.narrow(0, 0, 2);
     const std::vector<double> b_before = values_of(b);
-    check_throws2([&] { v.mul_(3.0); }, "tl::mul_", "view");
+    check_throws2([&] { b.mul_(3.0); }, "tl::mul_", "the base of a view");
     CHECK(values_of(b) == b_before);
+    check_throws2([&] { x.narrow(0, 1, 2).mul_(3.0); }, "tl::mul_", "view of a leaf Variable");
+    CHECK(values_of(x) == before);
     // An output saved for backward (exp keeps its result).
     tl::Tensor e = tl::exp(x);
     check_throws2([&] { e.add_(1.0); }, "tl::add_", "saved for backward");
@@ -144,5 +147,80 @@ TEST_CASE("autograd in-place: what is refused, with nothing changed") {
     // In-place ops without a derivative still refuse a graph.
     tl::Tensor g = x * 1.0;
     check_throws2([&] { g.masked_fill_(tl::gt(g, 0.0), 0.0); }, "masked_fill_", "no derivative");
+  }
+}
+
+TEST_CASE("autograd in-place: a write into a view rebases its base (CopySlices)") {
+  using Ts = std::vector<tl::Tensor>;
+  for (const tl::Device device : tl_test::test_devices()) {
+    INFO(device.str());
+    const auto any = [](const tl::Shape& shape) { return random_tensor(shape, tl::kFloat64); };
+    CHECK(gradcheck(
+        "mul_ into a narrow view",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          b.narrow(0, 1, 2).mul_(in[1]);
+          return b;
+        },
+        {any({5}), any({2})}, device));
+    // Views of views made in one expression (the temporaries are alive during the write).
+    CHECK(gradcheck(
+        "a column through t().select, then a unary op on another column",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          b.t().select(0, 1).mul_(in[1]);
+          b.select(1, 0).tanh_();
+          return b * 2.0;
+        },
+        {any({3, 4}), any({3})}, device));
+    // Another view of the base, overlapping the one written, remakes its history when next used.
+    CHECK(gradcheck(
+        "a view read after an overlapping view was written",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          tl::Tensor v1 = b.narrow(0, 0, 3), v2 = b.narrow(0, 2, 3);
+          v1.mul_(in[1]);
+          return v2 * v2 + b.narrow(0, 1, 3);
+        },
+        {any({5}), any({3})}, device));
+    // Values that do not read the view's old ones (copy_), or need no gradient (fill_).
+    CHECK(gradcheck(
+        "copy_ and fill_ into slices",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          b.narrow(0, 0, 2).copy_(in[1] * 3.0);
+          b.narrow(0, 3, 1).fill_(0.5);
+          return b * b;
+        },
+        {any({5}), any({2})}, device));
+    CHECK(gradcheck(
+        "the view on both sides (v.mul_(v))",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          tl::Tensor v = b.narrow(0, 1, 3);
+          v.mul_(v);
+          return b;
+        },
+        {any({5})}, device));
+
+    // The nodes are torch's: the base's CopySlices, the view's AsStridedBackward0.
+    tl::Tensor x = leaf({4}, device), w = leaf({2}, device);
+    tl::Tensor b = x * 1.0;
+    tl::Tensor v = b.narrow(0, 2, 2);
+    v.mul_(w);
+    CHECK(b.grad_fn()->name() == "CopySlices");
+    CHECK(v.grad_fn()->name() == "AsStridedBackward0");
+    tl::sum(b).backward();
+    const std::vector<double> xv = values_of(x), wv = values_of(w);
+    check_close(x.grad(), tl::from_vector<double>({1.0, 1.0, wv[0], wv[1]}, {4}).to(device));
+    check_close(w.grad(), tl::from_vector<double>({xv[2], xv[3]}, {2}).to(device));
+
+    // A second derivative through CopySlices is refused, and the library works after.
+    tl::Tensor c = x * 1.0;
+    c.narrow(0, 0, 2).mul_(w);
+    check_throws2([&] { tl::autograd::grad({tl::sum(c * c)}, {x}, {}, std::nullopt, true); },
+                  "tl::autograd::grad", "CopySlices");
+    tl::Tensor d = x * 3.0;
+    tl::sum(d).backward();
   }
 }

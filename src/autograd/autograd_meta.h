@@ -22,6 +22,12 @@ struct AutogradMeta {
   uint32_t output_nr = 0;                // which output of grad_fn
   std::shared_ptr<HookList> hooks;       // register_hook's (a non-leaf's grad_fn shares them)
   std::shared_ptr<HookList> post_accumulate_hooks;  // a leaf's, run after grad() was updated
+  // A differentiable view's base (the tensor owning the memory, never itself a view): an in-place
+  // op on the view rebases the base's history (autograd/copy_slices.h).
+  std::shared_ptr<TensorImpl> view_base;
+  // The storage version grad_fn was made at: after a write into the base's memory (through the
+  // base or another view) the view's history is made again from the base's (as torch's).
+  uint32_t view_version = 0;
   // Guards a leaf's accumulator and grad(): backwards on several threads may share a leaf.
   std::mutex mutex;
 };
@@ -50,6 +56,13 @@ inline bool any_requires_grad(const std::vector<Tensor>& tensors) {
   for (const Tensor& t : tensors)
     if (requires_grad(t)) return GradMode::is_enabled();
   return false;
+}
+
+// A view whose base's memory was written since its history was made gets a new one: an
+// AsStridedBackward0 of the base's current history (autograd/copy_slices.cpp).
+void refresh_view_history(const Tensor& view);
+inline void refresh_if_stale(AutogradMeta& m, const Tensor& t) {
+  if (m.view_base && m.view_version != t.storage()->version()) refresh_view_history(t);
 }
 
 // Where a gradient for `t` goes: its grad_fn's input, its leaf accumulator, or nowhere.

@@ -3,6 +3,7 @@
 // materialized copy.
 #include <algorithm>
 
+#include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/autograd/formula_node.h"
 #include "tensorlet/ops/elementwise.h"
@@ -298,6 +299,13 @@ void record_view(ViewKind kind, const Tensor& x, const Tensor& out, int64_t d0, 
   if (!is_floating_point(out.dtype())) return;
   if (kind == ViewKind::AsStrided) no_derivative("tl::as_strided");
   auto node = record_node(view_node_name(kind), view_formula, {&x}, out);
+  // A view (not a reshape that copied) remembers its base, for an in-place op on it later.
+  if (out.storage() == x.storage()) {
+    const AutogradMeta* xm = meta_of(x);
+    AutogradMeta& om = meta_for(out);
+    om.view_base = xm && xm->view_base ? xm->view_base : x.impl_ptr();
+    om.view_version = out.storage()->version();
+  }
   node->ints = {static_cast<int64_t>(kind), d0, d1, d2};
   if (kind == ViewKind::Permute) {
     node->ints.resize(1);

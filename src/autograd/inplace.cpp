@@ -2,6 +2,7 @@
 #include "tensorlet/autograd/inplace.h"
 
 #include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/autograd/copy_slices.h"
 #include "tensorlet/tensor/inference_mode.h"
 
 namespace tensorlet::autograd {
@@ -32,20 +33,43 @@ void check_inplace(const char* op, const Tensor& self,
   self.storage()->bump_version();
 }
 
+namespace {
+
+// A view that knows its base: an in-place write to it rebases the base.
+const AutogradMeta* rebased_view_meta(const Tensor& self) {
+  const AutogradMeta* m = meta_of(self);
+  return m && m->view_base ? m : nullptr;
+}
+
+}  // namespace
+
 void check_inplace_differentiable(const char* op, const Tensor& self) {
   if (requires_grad(self) && self.is_leaf())
     fail<Error>(op, "a leaf Variable that requires grad is being used in an in-place operation.");
-  // Another impl on the same storage is a view of self or self's base (or a saved output): its
-  // history would not see this write.
+  // A view: its base is rebased (CopySlices), and every other view of the base makes its
+  // history again from the base's when next used (the storage's version tells it the memory
+  // changed). A base kept in a layout other than contiguous is not handled yet.
+  if (const AutogradMeta* m = rebased_view_meta(self)) {
+    const Tensor base(m->view_base);
+    if (base.is_leaf() && requires_grad(base))
+      fail<Error>(op,
+                  "a view of a leaf Variable that requires grad is being used in an in-place "
+                  "operation.");
+    if (base.is_contiguous()) return;
+  }
+  // Another impl on the same storage (the base of a view, a view of a non-contiguous base, or an
+  // output saved for backward): its history would not see this write.
   if (self.impl().storage.use_count() > 1)
     fail<Error>(op,
                 "an in-place op that autograd records on a tensor sharing its memory with another "
-                "(a view, the base of a view, or an output saved for backward) is not supported "
-                "yet: write it out of place (y = y + ...) or on a clone()");
+                "(the base of a view, a view of a non-contiguous base, or an output saved for "
+                "backward) is not supported yet: write it out of place (y = y + ...) or on a "
+                "clone()");
 }
 
 void commit_inplace(Tensor& self, const Tensor& result) {
   const std::shared_ptr<Node> node = result.grad_fn();
+  const Edge self_edge = gradient_edge(self);
   const Storage* own = self.storage().get();
   // The node read self's old value: keep a copy of it (recorded, so it keeps self's history for a
   // create_graph backward) before the write below changes it.
@@ -53,6 +77,10 @@ void commit_inplace(Tensor& self, const Tensor& result) {
   {
     NoGradGuard below;
     self.copy_(result);
+  }
+  if (const AutogradMeta* m = rebased_view_meta(self)) {
+    rebase_view(self, Tensor(m->view_base), node, self_edge);
+    return;
   }
   if (!node) {
     end_history(self);
@@ -66,6 +94,14 @@ void commit_inplace(Tensor& self, const Tensor& result) {
   m.output_nr = result.output_nr();
   m.requires_grad = false;
   if (m.retains_grad) node->retain_output(m.output_nr, self.impl_ptr());
+}
+
+void commit_written(Tensor& self, const std::shared_ptr<Node>& node, const Edge& self_edge) {
+  if (const AutogradMeta* m = rebased_view_meta(self)) {
+    rebase_view(self, Tensor(m->view_base), node, self_edge);
+    return;
+  }
+  if (!node) end_history(self);
 }
 
 void end_history(Tensor& self) {

@@ -116,6 +116,7 @@ AutogradMeta& meta_for(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_of(t);
   if (!m) return {};
+  refresh_if_stale(*m, t);
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   // Graphs recorded on several threads may share this leaf: one accumulator at a time.
@@ -139,6 +140,7 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   AutogradMeta& m = meta_for(output);
   m.grad_fn = node;
   m.requires_grad = false;
+  if (m.view_base) m.view_version = output.storage()->version();  // made from the current values
   m.output_nr = node->add_input_metadata(output);
   // The profiler ties the forward op that made the node to the backward scope that runs it (only
   // ops make outputs; a leaf's accumulator, made on the way, has no forward op).

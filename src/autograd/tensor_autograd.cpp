@@ -64,12 +64,15 @@ bool Tensor::retains_grad() const {
 
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   static const std::shared_ptr<autograd::Node> none;
-  const AutogradMeta* m = meta_of(*this);
-  return m ? m->grad_fn : none;
+  AutogradMeta* m = meta_of(*this);
+  if (!m) return none;
+  autograd::refresh_if_stale(*m, *this);
+  return m->grad_fn;
 }
 
 uint32_t Tensor::output_nr() const {
-  const AutogradMeta* m = meta_of(*this);
+  AutogradMeta* m = meta_of(*this);
+  if (m) autograd::refresh_if_stale(*m, *this);
   return m ? m->output_nr : 0;
 }
 

@@ -1,5 +1,6 @@
 // Tensor methods that run a kernel: copies, fills, dtype and device conversions, host read-back.
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/inplace.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/dispatch.h"
@@ -52,14 +53,17 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   else
     autograd::check_inplace("tl::copy_", *this, {user_call ? &src : nullptr});
   if (record) {
+    const autograd::Edge self_edge = autograd::gradient_edge(*this);
     {
       NoGradGuard below;
       copy_(src, non_blocking);  // now not the user's call: plain
     }
-    if (autograd::requires_grad(source))
+    std::shared_ptr<autograd::Node> node;
+    if (autograd::requires_grad(source)) {
       autograd::record_to(source, *this, "CopyBackwards");
-    else
-      autograd::end_history(*this);
+      node = grad_fn();
+    }
+    autograd::commit_written(*this, node, self_edge);
     return *this;
   }
   if (numel() == 0) return *this;
@@ -85,10 +89,11 @@ Tensor& Tensor::fill_(Scalar value) {
     autograd::check_inplace_differentiable(profiler::user_op_or("tl::fill_"), *this);
   else
     autograd::check_inplace(profiler::user_op_or("tl::fill_"), *this);
+  const autograd::Edge self_edge = in_graph ? autograd::gradient_edge(*this) : autograd::Edge{};
   if (numel() > 0) backend_for(device()).fill(*this, value);
   if (in_graph) {
     storage()->bump_version();
-    autograd::end_history(*this);
+    autograd::commit_written(*this, nullptr, self_edge);
   }
   return *this;
 }
