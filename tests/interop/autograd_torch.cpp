@@ -599,6 +599,24 @@ std::vector<Case> make_cases() {
   add("split_with_sizes", "1, 3, 2", {T(any({3, 6}))},
       SAME(L::split_with_sizes(x[0], {1, 3, 2}, 1)));
   add("tile", "2-D", {any({2, 3})}, SAME(L::tile(x[0], {2, 2})));
+
+  // In-place ops on views (the base rebased through CopySlices; other views remade).
+  add("mul", "in place into a view of a view", {any({4, 5}), any({4})}, SAME(([&] {
+        T b = x[0] * 1.0;
+        b.t().select(0, 2).mul_(x[1]);
+        return b * b;
+      })()));
+  add("tanh", "in place on a column, an overlapping view read after", {T(any({4, 5}))}, SAME(([&] {
+        T b = x[0] * 1.0;
+        T v = b.narrow(1, 1, 3);
+        b.select(1, 2).tanh_();
+        return v * 2.0;
+      })()));
+  add("mul", "copy_ into a slice of the product", {any({5, 3}), any({2, 3})}, SAME(([&] {
+        T b = x[0] * 1.0;
+        b.narrow(0, 1, 2).copy_(x[1] * 3.0);
+        return b * b;
+      })()));
   add("unbind", "dim 1", {any({3, 4})}, SAME(L::unbind(x[0], 1)));
   return c;
 }
