@@ -48,6 +48,12 @@ TEST_CASE("autograd: requires_grad, leaves, grad_fn names and the gradient of x 
   CHECK(y.transpose(0, 1).grad_fn()->name() == "TransposeBackward0");
   CHECK(loss.grad_fn()->next_functions().size() == 1);
   CHECK(loss.grad_fn()->next_functions()[0].function == y.grad_fn());
+  // Reading a value out of the graph (loss.item(), as every training loop prints) records
+  // nothing and keeps the graph whole.
+  double total = 0;
+  for (double e : values_of(y)) total += e;
+  CHECK(loss.item<double>() == doctest::Approx(total).epsilon(1e-5));
+  CHECK(x[0][1].item<float>() == values_of(x)[1]);
   loss.backward();
   REQUIRE(x.grad().defined());
   const std::vector<double> g = values_of(x.grad()), v = values_of(x);

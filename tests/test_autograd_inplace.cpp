@@ -126,11 +126,12 @@ TEST_CASE("autograd in-place: what is refused, with nothing changed") {
       tl::NoGradGuard no_grad;
       x.mul_(1.0);
     }
-    // The base of a view (the view's history would not see the write), and a view of a leaf.
+    // A tensor whose memory an untracked alias shares (its history would not see the write),
+    // and a view of a leaf.
     tl::Tensor b = x * 2.0;
-    tl::Tensor v = b.narrow(0, 0, 2);
+    const tl::Tensor alias = b.detach();
     const std::vector<double> b_before = values_of(b);
-    check_throws2([&] { b.mul_(3.0); }, "tl::mul_", "the base of a view");
+    check_throws2([&] { b.mul_(3.0); }, "tl::mul_", "sharing its memory");
     CHECK(values_of(b) == b_before);
     check_throws2([&] { x.narrow(0, 1, 2).mul_(3.0); }, "tl::mul_", "view of a leaf Variable");
     CHECK(values_of(x) == before);
@@ -183,6 +184,22 @@ TEST_CASE("autograd in-place: a write into a view rebases its base (CopySlices)"
           return v2 * v2 + b.narrow(0, 1, 3);
         },
         {any({5}), any({3})}, device));
+    // A write to the base while views of it live: they make their history again from the
+    // base's when next used, one made before the write included (and a view of a view).
+    CHECK(gradcheck(
+        "the base written while views of it live",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          tl::Tensor v = b.narrow(0, 1, 3);
+          tl::Tensor vv = v.narrow(0, 1, 2);
+          tl::Tensor before = v * 2.0;
+          b.mul_(in[1]);
+          // (v * v would save v, which tanh_ then changes: torch refuses that backward too.)
+          tl::Tensor after = tl::exp(v);
+          b.tanh_();
+          return tl::cat({before, after, vv * 3.0, b});
+        },
+        {any({5}), any({5})}, device));
     // Values that do not read the view's old ones (copy_), or need no gradient (fill_).
     CHECK(gradcheck(
         "copy_ and fill_ into slices",
@@ -215,11 +232,49 @@ TEST_CASE("autograd in-place: a write into a view rebases its base (CopySlices)"
     check_close(x.grad(), tl::from_vector<double>({1.0, 1.0, wv[0], wv[1]}, {4}).to(device));
     check_close(w.grad(), tl::from_vector<double>({xv[2], xv[3]}, {2}).to(device));
 
-    // A second derivative through CopySlices is refused, and the library works after.
+    // Second derivatives go through CopySlices too (its create_graph path records take + put).
+    CHECK(tl_test::gradgradcheck(
+        "mul_ into a narrow view, squared",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          b.narrow(0, 1, 2).mul_(in[1]);
+          return b * b;
+        },
+        {any({5}), any({2})}, device));
+    CHECK(tl_test::gradgradcheck(
+        "t().select mul_, tanh_ on a column, copy_ and fill_",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * in[0];
+          b.t().select(0, 1).mul_(in[1]);
+          b.select(1, 0).tanh_();
+          b.narrow(0, 2, 1).copy_(in[1].narrow(0, 0, 1).reshape({1, 1}).expand({1, 4}) * 3.0);
+          b.narrow(1, 3, 1).fill_(0.5);
+          return b * b;
+        },
+        {any({3, 4}), any({3})}, device));
+    CHECK(tl_test::gradgradcheck(
+        "the view on both sides (v.mul_(v))",
+        [](const Ts& in) {
+          tl::Tensor b = in[0] * 1.0;
+          tl::Tensor v = b.narrow(0, 1, 3);
+          v.mul_(v);
+          return b * in[0];
+        },
+        {any({5})}, device));
+    // A Hessian-vector product through CopySlices equals the one of the same function written
+    // out of place.
     tl::Tensor c = x * 1.0;
     c.narrow(0, 0, 2).mul_(w);
-    check_throws2([&] { tl::autograd::grad({tl::sum(c * c)}, {x}, {}, std::nullopt, true); },
-                  "tl::autograd::grad", "CopySlices");
+    const tl::Tensor gx = tl::autograd::grad({tl::sum(c * c)}, {x}, {}, std::nullopt, true)[0];
+    CHECK(gx.requires_grad());
+    const tl::Tensor u = random_tensor({4}, tl::kFloat64, device);
+    const tl::Tensor hv = tl::autograd::grad({tl::sum(gx * u)}, {w})[0];
+    // f = sum((x[0:2] w)^2) + sum(x[2:4]^2): df/dx_i = 2 x_i w_i^2 (i < 2), d2f/dx_i dw_i =
+    // 4 x_i w_i, so (H u)_w = 4 x_i w_i u_i.
+    const std::vector<double> uv = values_of(u);
+    check_close(hv,
+                tl::from_vector<double>({4 * xv[0] * wv[0] * uv[0], 4 * xv[1] * wv[1] * uv[1]}, {2})
+                    .to(device));
     tl::Tensor d = x * 3.0;
     tl::sum(d).backward();
   }

@@ -160,3 +160,28 @@ TEST_CASE("repo docs: README, ARCHITECTURE and docs/ link only to files in the r
   }
   CHECK(links >= 2);
 }
+
+// The installed headers are a hand-kept list in src/meson.build: a header that tensorlet.h reaches
+// but that list misses builds here (include/tensorlet links to src/) and breaks every installed
+// copy.
+TEST_CASE("repo docs: src/meson.build installs every header tensorlet.h includes") {
+  const fs::path src = fs::path(TL_SOURCE_ROOT) / "src";
+  const std::string build = read_text(src / "meson.build");
+  std::set<std::string> seen;
+  std::vector<std::string> todo = {"tensorlet.h"};
+  const std::string marker = "#include \"tensorlet/";
+  while (!todo.empty()) {
+    const std::string header = todo.back();
+    todo.pop_back();
+    if (!seen.insert(header).second) continue;
+    const std::string text = read_text(src / header);
+    REQUIRE_MESSAGE(!text.empty(), header);
+    for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+      const size_t begin = at + marker.size();
+      todo.push_back(text.substr(begin, text.find('"', begin) - begin));
+    }
+  }
+  for (const std::string& header : seen)
+    CHECK_MESSAGE(build.find("'" + header + "'") != std::string::npos,
+                  header << " is included by tensorlet.h but not installed");
+}

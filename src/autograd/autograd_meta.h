@@ -28,6 +28,10 @@ struct AutogradMeta {
   // The storage version grad_fn was made at: after a write into the base's memory (through the
   // base or another view) the view's history is made again from the base's (as torch's).
   uint32_t view_version = 0;
+  // A base's differentiable views, alive or expired (pruned as the list grows): a write to the
+  // base is allowed when every other tensor on its memory is one of them (autograd/inplace.cpp).
+  std::vector<std::weak_ptr<TensorImpl>> views;
+  size_t views_prune_at = 8;
   // Guards a leaf's accumulator and grad(): backwards on several threads may share a leaf.
   std::mutex mutex;
 };
@@ -57,6 +61,12 @@ inline bool any_requires_grad(const std::vector<Tensor>& tensors) {
     if (requires_grad(t)) return GradMode::is_enabled();
   return false;
 }
+
+// Makes `view` (on base's memory) a differentiable view of `base`, the root base: it remembers
+// the base, and the base lists it.
+void register_view(const Tensor& view, const std::shared_ptr<TensorImpl>& base);
+// How many tensors of base's registered views are alive on base's memory.
+size_t live_views_of(const Tensor& base);
 
 // A view whose base's memory was written since its history was made gets a new one: an
 // AsStridedBackward0 of the base's current history (autograd/copy_slices.cpp).

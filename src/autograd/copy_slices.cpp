@@ -4,9 +4,11 @@
 #include <utility>
 
 #include "tensorlet/autograd/autograd_meta.h"
-#include "tensorlet/autograd/engine.h"
 #include "tensorlet/autograd/formula_node.h"
+#include "tensorlet/ops/advanced_index.h"
 #include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/factories.h"
+#include "tensorlet/tensor/grad_mode.h"
 
 namespace tensorlet::autograd {
 
@@ -16,6 +18,10 @@ CopySlices::CopySlices(InputMeta base, ViewGeometry view, std::shared_ptr<Node> 
       view_(std::move(view)),
       fn_(std::move(fn)),
       self_slots_(std::move(self_slots)) {
+  // fn_ also runs on its own when a second derivative reaches the view's saved output through
+  // it: its saved tensors stay until the backward ends (and this node, which frees them, too).
+  set_release_at_end();
+  if (fn_) fn_->set_release_at_end();
   std::vector<Edge> edges{base_edge};
   if (fn_)
     for (size_t k = 0; k < fn_->next_edges().size(); ++k)
@@ -23,33 +29,52 @@ CopySlices::CopySlices(InputMeta base, ViewGeometry view, std::shared_ptr<Node> 
   set_next_edges(std::move(edges));
 }
 
-TensorList CopySlices::apply(TensorList&& grads) {
-  if (GradMode::is_enabled())
-    fail<Error>(current_backward_api(),
-                "create_graph through an in-place op on a view (CopySlices) is not supported "
-                "yet: write the view's values out of place (e.g. with cat) to differentiate twice");
-  // The base's gradient, with the view's part replaced by what the op's backward makes of it.
-  const Tensor& g = grads[0];
-  Tensor result = g.is_contiguous() ? g.clone() : g.contiguous();
-  Tensor slice = make_view(result, view_.shape, view_.strides, result.offset() + view_.offset);
-  TensorList out{result};
-  if (!fn_) {  // the view was overwritten with values that need no gradient
-    slice.fill_(0);
-    return out;
-  }
-  TensorList r = fn_->apply({slice.clone()});
+// The op's gradient of the view's part `slice`: {the view's own gradient (undefined when fn_
+// gives none), the other inputs' gradients in next_edges order}.
+std::pair<Tensor, TensorList> CopySlices::through_fn(const Tensor& slice) const {
+  TensorList others;
   Tensor self_grad;
+  if (!fn_) return {self_grad, others};
+  TensorList r = fn_->apply({slice});
   for (size_t k = 0; k < r.size(); ++k) {
     if (!self_slots_[k]) {
-      out.push_back(std::move(r[k]));
+      others.push_back(std::move(r[k]));
       continue;
     }
     if (r[k].defined()) self_grad = self_grad.defined() ? add(self_grad, r[k]) : r[k];
   }
+  return {self_grad, others};
+}
+
+TensorList CopySlices::apply(TensorList&& grads) {
+  const Tensor& g = grads[0];
+  if (GradMode::is_enabled()) return recorded(g);
+  // The base's gradient, with the view's part replaced by what the op's backward makes of it.
+  Tensor result = g.is_contiguous() ? g.clone() : g.contiguous();
+  Tensor slice = make_view(result, view_.shape, view_.strides, result.offset() + view_.offset);
+  auto [self_grad, others] = through_fn(slice.clone());
   if (self_grad.defined())
     slice.copy_(self_grad);
   else
-    slice.fill_(0);
+    slice.fill_(0);  // the view was overwritten with values that need no gradient from it
+  TensorList out{result};
+  for (Tensor& o : others) out.push_back(std::move(o));
+  return out;
+}
+
+// create_graph: the same with recorded ops, the view's part read with take and written with an
+// out-of-place put at its flat positions in the (contiguous) base, so a second backward goes
+// through both.
+TensorList CopySlices::recorded(const Tensor& g) const {
+  const Tensor all =
+      arange(base_.shape.numel(), TensorOptions(kInt64).device(g.device())).view(base_.shape);
+  const Tensor positions =
+      make_view(all, view_.shape, view_.strides, all.offset() + view_.offset).contiguous();
+  auto [self_grad, others] = through_fn(take(g, positions));
+  if (!self_grad.defined())
+    self_grad = zeros(view_.shape, TensorOptions(g.dtype()).device(g.device()));
+  TensorList out{put(g, positions, self_grad)};
+  for (Tensor& o : others) out.push_back(std::move(o));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "tensorlet/autograd/node.h"
@@ -29,6 +30,9 @@ class CopySlices final : public Node {
   }
 
  private:
+  std::pair<Tensor, TensorList> through_fn(const Tensor& slice) const;
+  TensorList recorded(const Tensor& g) const;
+
   InputMeta base_;
   ViewGeometry view_;
   std::shared_ptr<Node> fn_;

@@ -333,8 +333,13 @@ void record_binary(BinaryOp op, const Tensor& a, const Tensor& b, const Tensor& 
   auto node = record_node(d.name, binary_formula, {pa, pb}, out);
   node->ints = {static_cast<int64_t>(op)};
   node->reals = {alpha, a_value, b_value};
-  node->save(d.reads_operands ? a : Tensor());
-  node->save(d.reads_operands ? b : Tensor());
+  // As torch's saved-tensor codegen: mul's a is read only for b's gradient (and div's a too),
+  // mul's b only for a's, so `x * c` with c a constant keeps no x alive (nor sees it written).
+  bool save_a = d.reads_operands, save_b = d.reads_operands;
+  if (op == BinaryOp::Mul || op == BinaryOp::Div) save_a = node->needs_grad(1);
+  if (op == BinaryOp::Mul) save_b = node->needs_grad(0);
+  node->save(save_a ? a : Tensor());
+  node->save(save_b ? b : Tensor());
 }
 
 void record_unary(UnaryOp op, const Tensor& x, const Tensor& out) {

@@ -302,9 +302,7 @@ void record_view(ViewKind kind, const Tensor& x, const Tensor& out, int64_t d0, 
   // A view (not a reshape that copied) remembers its base, for an in-place op on it later.
   if (out.storage() == x.storage()) {
     const AutogradMeta* xm = meta_of(x);
-    AutogradMeta& om = meta_for(out);
-    om.view_base = xm && xm->view_base ? xm->view_base : x.impl_ptr();
-    om.view_version = out.storage()->version();
+    register_view(out, xm && xm->view_base ? xm->view_base : x.impl_ptr());
   }
   node->ints = {static_cast<int64_t>(kind), d0, d1, d2};
   if (kind == ViewKind::Permute) {

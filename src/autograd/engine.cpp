@@ -13,6 +13,7 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/formula_node.h"
+#include "tensorlet/autograd/grad_sum.h"
 #include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
@@ -75,8 +76,6 @@ class NodeScope {
   uint8_t outer_ = 0, inner_ = 0;
 };
 
-Tensor accumulate(const Tensor& sum, const Tensor& g) { return sum.defined() ? add(sum, g) : g; }
-
 bool is_leaf_edge(const Edge& e) { return dynamic_cast<AccumulateGrad*>(e.function.get()); }
 
 // The gradient a root starts with: the given one (checked against the root), or ones for a
@@ -125,6 +124,7 @@ class GraphTask {
         ready.push(r.function.get());
     AutoGradMode mode(create_graph_);
     BackwardApiScope naming(api_);
+    std::vector<Node*> release_at_end;  // alive: the roots hold the graph
     while (!ready.empty()) {
       Node* node = ready.top();
       ready.pop();
@@ -157,13 +157,19 @@ class GraphTask {
           deliver(edges[k], validate(*node, edges[k], std::move(outputs[k])));
         }
       }
-      if (!keep_graph_) node->release_variables();
+      if (!keep_graph_) {
+        if (node->release_at_end())
+          release_at_end.push_back(node);
+        else
+          node->release_variables();
+      }
       for (const Edge& e : node->next_edges()) {
         if (!e.is_valid()) continue;
         Node* next = e.function.get();
         if (--dependencies_[next] == 0 && queued_.insert(next).second) ready.push(next);
       }
     }
+    for (Node* node : release_at_end) node->release_variables();
   }
 
  private:
@@ -277,16 +283,19 @@ class GraphTask {
 
   void deliver(const Edge& e, const Tensor& g) {
     if (!g.defined()) return;
-    TensorList& buffer = buffers_[e.function.get()];
+    std::vector<GradSum>& buffer = buffers_[e.function.get()];
     if (buffer.size() < e.function->num_inputs()) buffer.resize(e.function->num_inputs());
-    buffer[e.input_nr] = accumulate(buffer[e.input_nr], g);
+    buffer[e.input_nr].add(g);
   }
 
   // The node's gradients, undefined for outputs no gradient reached.
   TensorList take_inputs(Node* node) {
-    TensorList inputs = std::move(buffers_[node]);
-    buffers_.erase(node);
-    inputs.resize(node->num_inputs());
+    TensorList inputs(node->num_inputs());
+    auto it = buffers_.find(node);
+    if (it == buffers_.end()) return inputs;
+    for (size_t i = 0; i < it->second.size() && i < inputs.size(); ++i)
+      inputs[i] = it->second[i].take();
+    buffers_.erase(it);
     return inputs;
   }
 
@@ -294,7 +303,8 @@ class GraphTask {
   bool keep_graph_;
   bool create_graph_;
   std::unordered_map<Node*, int> dependencies_;
-  std::unordered_map<Node*, TensorList> buffers_;
+  // Each node's incoming gradients, per input, until the node runs.
+  std::unordered_map<Node*, std::vector<GradSum>> buffers_;
   std::unordered_set<Node*> needed_;
   std::unordered_set<Node*> queued_;
 };

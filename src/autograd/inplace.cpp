@@ -57,14 +57,19 @@ void check_inplace_differentiable(const char* op, const Tensor& self) {
                   "operation.");
     if (base.is_contiguous()) return;
   }
-  // Another impl on the same storage (the base of a view, a view of a non-contiguous base, or an
-  // output saved for backward): its history would not see this write.
-  if (self.impl().storage.use_count() > 1)
-    fail<Error>(op,
-                "an in-place op that autograd records on a tensor sharing its memory with another "
-                "(the base of a view, a view of a non-contiguous base, or an output saved for "
-                "backward) is not supported yet: write it out of place (y = y + ...) or on a "
-                "clone()");
+  // Another impl on the same storage: the base's own views make their history again from the
+  // base's when next used (the version tells them); any other one (a detach()ed alias, a view of
+  // a non-contiguous base, an output saved for backward) would not see this write.
+  const long sharers = self.impl().storage.use_count() - 1;
+  if (sharers == 0) return;
+  if (!rebased_view_meta(self) && self.is_contiguous() &&
+      static_cast<size_t>(sharers) == live_views_of(self))
+    return;
+  fail<Error>(op,
+              "an in-place op that autograd records on a tensor sharing its memory with another "
+              "that is not its differentiable view (a detach()ed alias, a view of a "
+              "non-contiguous base, or an output saved for backward) is not supported yet: write "
+              "it out of place (y = y + ...) or on a clone()");
 }
 
 void commit_inplace(Tensor& self, const Tensor& result) {

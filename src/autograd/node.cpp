@@ -1,5 +1,8 @@
 // Nodes, saved tensors, leaf accumulation and the recording helpers of autograd_meta.h.
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/autograd/engine.h"
@@ -127,6 +130,32 @@ Edge gradient_edge(const Tensor& t) {
     m->grad_accumulator = acc;
   }
   return Edge{acc, 0};
+}
+
+void register_view(const Tensor& view, const std::shared_ptr<TensorImpl>& base) {
+  AutogradMeta& vm = meta_for(view);
+  vm.view_base = base;
+  vm.view_version = view.storage()->version();
+  AutogradMeta& bm = meta_for(Tensor(base));
+  std::lock_guard<std::mutex> lock(bm.mutex);
+  // Expired entries go when the list has doubled since the last pruning: amortized O(1) a view.
+  if (bm.views.size() >= bm.views_prune_at) {
+    std::erase_if(bm.views, [](const std::weak_ptr<TensorImpl>& w) { return w.expired(); });
+    bm.views_prune_at = std::max<size_t>(8, 2 * bm.views.size());
+  }
+  bm.views.push_back(view.impl_ptr());
+}
+
+size_t live_views_of(const Tensor& base) {
+  AutogradMeta* m = meta_of(base);
+  if (!m) return 0;
+  std::lock_guard<std::mutex> lock(m->mutex);
+  size_t n = 0;
+  for (const std::weak_ptr<TensorImpl>& w : m->views) {
+    const std::shared_ptr<TensorImpl> v = w.lock();
+    if (v && v->storage == base.impl().storage) ++n;
+  }
+  return n;
 }
 
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {

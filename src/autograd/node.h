@@ -83,6 +83,11 @@ class Node : public std::enable_shared_from_this<Node> {
   void forget_retained(const TensorImpl* output) {
     std::erase_if(retained_, [output](const auto& r) { return r.second.lock().get() == output; });
   }
+  // A node that also runs inside another (an in-place op's node inside its base's CopySlices)
+  // may run twice in one backward: the engine frees its saved tensors when that backward ends,
+  // not when it first runs.
+  void set_release_at_end() { release_at_end_ = true; }
+  bool release_at_end() const { return release_at_end_; }
   // register_hook on forward output `nr`: the output's hook list, shared with its AutogradMeta.
   void add_tensor_pre_hook(uint32_t nr, std::shared_ptr<HookList> hooks) {
     tensor_pre_hooks_.emplace_back(nr, std::move(hooks));
@@ -94,6 +99,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges_;
   std::vector<InputMeta> input_meta_;
   uint64_t sequence_nr_;
+  bool release_at_end_ = false;
 };
 
 // A tensor a node keeps for backward. Unpacking checks that nothing wrote to it in place since

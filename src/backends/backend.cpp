@@ -36,6 +36,11 @@ void Backend::reserve_random(const Generator& gen, uint64_t blocks, const Tensor
   params.offset = r.offset;
 }
 
+void Backend::add_n(const std::vector<Tensor>& in, const Tensor& out) {
+  add_scaled(in[0], in[1], Scalar(1.0), out);
+  for (size_t i = 2; i < in.size(); ++i) add_scaled(out, in[i], Scalar(1.0), out);
+}
+
 Backend& backend_for(Device device) {
   BackendGetter get = backends()[static_cast<size_t>(device.type())];
   // Named after the user's op (tl::zeros, tl::to, ...): "tl::backend" would mean nothing to them.

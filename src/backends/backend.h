@@ -103,6 +103,11 @@ class Backend {
   // fresh and contiguous.
   virtual void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved,
                               const Tensor& out) = 0;
+  // out = ((in[0] + in[1]) + in[2]) + ...: 2 or more floating inputs of out's dtype and shape on
+  // its device, all contiguous as out is (out may be in[0]'s memory). Each step rounds to the
+  // dtype, as a chain of adds does, so the sum is the chain's bit for bit, in one pass (autograd
+  // sums a gradient's parts with it). The default is that chain, one add_scaled per input.
+  virtual void add_n(const std::vector<Tensor>& in, const Tensor& out);
   // cond bool; a/b tensors or scalars of out's dtype; tensors broadcast to out's shape.
   virtual void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
                      const Tensor& out) = 0;

@@ -187,7 +187,8 @@ T Tensor::item() const {
   // Read in the tensor's own dtype, then converted as LibTorch's item<T>() (Scalar::to) does: a
   // value that T cannot hold (NaN or 1e10 as int32, 2^40 as int32) is refused, not wrapped.
   Tensor host = make_tensor({}, dtype(), Device::cpu());
-  backend_for(device()).copy(as_strided({}, {}, offset()), host);
+  // The 0-d view is made below autograd: reading a value (loss.item()) is no differentiable op.
+  backend_for(device()).copy(make_view(*this, {}, {}, offset()), host);
   const Scalar value =
       dispatch_dtype(dtype(), [&]<typename S>() { return Scalar(load<S>(host.data_ptr())); });
   check_scalar_fits(profiler::user_op_or("tl::item"), "value", value, dtype_of_v<T>);

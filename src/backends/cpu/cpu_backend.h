@@ -13,7 +13,8 @@ class CpuBackend final : public Backend {
   void binary(BinaryOp op, const ElementwiseArg& a, const ElementwiseArg& b,
               const Tensor& out) override;  // cpu_binary.cpp
   void add_scaled(const Tensor& a, const Tensor& b, Scalar alpha,
-                  const Tensor& out) override;  // cpu_binary.cpp
+                  const Tensor& out) override;                            // cpu_binary.cpp
+  void add_n(const std::vector<Tensor>& in, const Tensor& out) override;  // cpu_add_n.cpp
   void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight,
             const Tensor& out) override;  // cpu_pointwise.cpp
   void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
