@@ -584,7 +584,7 @@ void linear_data_parallel(int gpus) {
       "(d) the notebook's net = torch.nn.Linear(10, 1).cuda(), then torch.nn.DataParallel(net)\n");
   tl::manual_seed(0);
   tl::nn::Linear net(10, 1);
-  if (gpus > 0) net.cuda();
+  if (gpus > 0) net->to(tl::Device::cuda(0));
   std::ostringstream printed_net, printed_model;
   printed_net << net;
   std::printf("   net (on %s):\n   %s\n", gpus > 0 ? "cuda:0" : "the CPU: no GPU",
@@ -596,7 +596,7 @@ void linear_data_parallel(int gpus) {
     shown.replace(at, 1, "\n   ");
   std::printf("   DataParallel(net):\n   %s\n", shown.c_str());
   constexpr int64_t kRows = 1000;
-  const tl::Tensor batch = tl::rand({kRows, 10}, net.device());
+  const tl::Tensor batch = tl::rand({kRows, 10}, net->weight.device());
   const tl::Tensor out = model(batch);
   const size_t k = model.devices().size();
   const int64_t chunk = (kRows + static_cast<int64_t>(k) - 1) / static_cast<int64_t>(k);

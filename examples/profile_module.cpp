@@ -33,7 +33,7 @@ enum class Search { OnHost, OnDevice };
 // comes from the layer's output, each half in its own user scope so the table shows them apart.
 class MaskModule {
  public:
-  explicit MaskModule(tl::Device device) : linear_(kIn, kOut) { linear_.to(device); }
+  explicit MaskModule(tl::Device device) : linear_(kIn, kOut) { linear_->to(device); }
 
   struct Output {
     tl::Tensor out;        // the layer's output, [batch, kOut] (what step 4's loss reads)
@@ -64,11 +64,8 @@ class MaskModule {
     return {out, threshold, indices[0].size(0)};
   }
 
+  // Its parameters require grad from the start, as torch's: every forward records the tape.
   const tl::nn::Linear& linear() const { return linear_; }
-  // torch's parameters require grad from the start; tl::nn::Linear's do once asked (step 4).
-  void requires_grad_() const {
-    for (tl::Tensor p : linear_.parameters()) p.requires_grad_();  // shares the layer's tensor
-  }
   static constexpr int64_t kIn = 500, kOut = 10;
 
  private:
@@ -296,13 +293,12 @@ BackwardTimes backward_step(const MaskModule& model, const tl::Tensor& input,
       "   mean((out - target)^2) on LINEAR PASS's output against a random target, then\n"
       "   loss.backward(). Each half runs in a user scope: FORWARD (the module, step 3's search),\n"
       "   BACKWARD.\n\n");
-  model.requires_grad_();
   const tl::Tensor target = tl::randn({input.size(0), MaskModule::kOut}, input.device());
   auto sync = [&] {
     if (gpu) tl::cuda::synchronize();
   };
   auto run = [&](BackwardTimes* times) {
-    for (tl::Tensor p : model.linear().parameters()) p.mutable_grad() = tl::Tensor();
+    for (tl::Tensor p : model.linear()->parameters()) p.mutable_grad() = tl::Tensor();
     sync();
     const auto t0 = Clock::now();
     tl::Tensor loss;

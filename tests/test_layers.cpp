@@ -1,7 +1,7 @@
 // The layout docs/DESIGN.md names and the layering rule of ARCHITECTURE.md, checked on the source
 // tree: src/ holds one folder per layer, include/tensorlet is src/ under the name users include,
 // and no file includes a header of a layer above its own (tensor < backends < ops, autograd <
-// distributed, parallel, nn, profiler, io < benchmark).
+// distributed, parallel, nn, optim, data, profiler, io < benchmark).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"tensor", 0},   {"backends", 1}, {"ops", 2},      {"autograd", 2}, {"distributed", 3},
-    {"parallel", 3}, {"nn", 3},       {"profiler", 3}, {"io", 3},       {"benchmark", 4},
+    {"tensor", 0},      {"backends", 1}, {"ops", 2}, {"autograd", 2},
+    {"distributed", 3}, {"parallel", 3}, {"nn", 3},  {"optim", 3},
+    {"data", 3},        {"profiler", 3}, {"io", 3},  {"benchmark", 4},
 };
 
 // The library folder of a quoted include (`#include "tensorlet/tensor/dtype.h"` gives "tensor"), or
@@ -79,7 +80,7 @@ TEST_CASE("layers: every folder of src/ has a layer") {
 TEST_CASE("layers: the top level is the design's layout") {
   const fs::path root(TL_SOURCE_ROOT);
   for (const char* layer : {"tensor", "backends", "profiler", "ops", "io", "distributed",
-                            "parallel", "nn", "benchmark"}) {
+                            "parallel", "nn", "optim", "data", "benchmark"}) {
     INFO("src/", layer);
     CHECK(fs::is_directory(root / "src" / layer));
   }

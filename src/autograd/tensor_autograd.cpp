@@ -97,6 +97,30 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  const char* name = "tl::Tensor::set_data";
+  check_defined(*this, name);
+  check_defined(new_data, name);
+  if (!is_leaf())
+    fail<Error>(name, "set_data on a tensor with a grad_fn (", grad_fn()->name(),
+                ") is not supported: set the data of a leaf");
+  if (requires_grad() && !is_floating_point(new_data.dtype()))
+    fail<DTypeError>(name, "a tensor that requires grad needs floating point data, got ",
+                     new_data.dtype());
+  const TensorImpl& src = new_data.impl();
+  TensorImpl& dst = mutable_impl();
+  // Copies first: new_data may be this tensor (or share its impl).
+  std::shared_ptr<Storage> storage = src.storage;
+  Shape shape = src.shape, strides = src.strides;
+  const int64_t offset = src.offset;
+  const DType dtype = src.dtype;
+  dst.storage = std::move(storage);
+  dst.shape = std::move(shape);
+  dst.strides = std::move(strides);
+  dst.offset = offset;
+  dst.dtype = dtype;
+}
+
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       const std::vector<Tensor>& inputs) const {
   autograd::detail::backward(

@@ -7,6 +7,7 @@
 #include "tensorlet/parallel/scatter_gather.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/tensor/error.h"
+#include "tensorlet/tensor/grad_mode.h"
 
 namespace tensorlet {
 namespace {
@@ -77,7 +78,8 @@ void DataParallel::replicate() {
     } else if (params_.empty() || params_[0].device() == d) {
       replicas_[i] = params_;  // the parameters' own device uses them as they are
     } else {
-      for (const Tensor& p : params_) replicas_[i].push_back(p.to(d));
+      // Copies outside autograd (data only): see the header on gradients.
+      for (const Tensor& p : params_) replicas_[i].push_back(p.detach().to(d));
       owns_copy_[i] = true;
     }
   }
@@ -85,6 +87,7 @@ void DataParallel::replicate() {
 
 void DataParallel::sync_params() {
   profiler::OpScope scope("tl::DataParallel::sync_params");
+  NoGradGuard data_only;
   for (size_t i = 0; i < devices_.size(); ++i)
     if (owns_copy_[i])
       for (size_t k = 0; k < params_.size(); ++k) replicas_[i][k].copy_(params_[k]);

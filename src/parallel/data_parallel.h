@@ -35,6 +35,9 @@ concept ParallelModule = requires(const M& m, const std::vector<Tensor>& params,
 // Parameters are copied to each device when the DataParallel is made and again only on
 // sync_params() or set_params(); the device the parameters are on uses them as they are. A
 // device may be listed more than once (it then runs several chunks, in turn). Not thread-safe.
+// The copies are data, outside autograd: a backward through the output reaches the parameters
+// only from the chunks run on their own device (training on several GPUs is
+// DistributedDataParallel's job, the distributed-training issue's).
 class DataParallel {
  public:
   using Forward = std::function<Tensor(const std::vector<Tensor>& params, const Tensor& input)>;
@@ -61,6 +64,22 @@ class DataParallel {
       os << net;
       module_description_ = os.str();
     }
+  }
+  // A module holder (tl::nn::Linear), as torch.nn.DataParallel(net): the module is shared, not
+  // copied.
+  template <typename H>
+  requires ParallelModule<typename H::ContainedType>
+  explicit DataParallel(const H& net, std::vector<Device> devices = {},
+                        std::optional<Device> output_device = std::nullopt)
+      : DataParallel(
+            [module = net.ptr()](const std::vector<Tensor>& params, const Tensor& x) -> Tensor {
+              return module->forward(params, x);
+            },
+            net->parameters(), devices.empty() ? all_devices() : std::move(devices),
+            output_device) {
+    std::ostringstream os;
+    os << *net;
+    module_description_ = os.str();
   }
 
   // The batch may be on any device (a CPU batch is scattered from pinned host memory). An empty

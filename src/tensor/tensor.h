@@ -139,6 +139,13 @@ class Tensor {
   // Shares the data, outside any graph.
   Tensor detach() const;
   Tensor& detach_();
+  // This tensor's data becomes new_data's (storage, shape, strides, dtype, device) while it keeps
+  // its identity and autograd state: every handle to it sees the change (LibTorch's set_data;
+  // nn::Module::to moves parameters with it). Error for an undefined tensor, a non-leaf, and a
+  // tensor requiring grad given non-floating data.
+  void set_data(const Tensor& new_data) const;
+  // This tensor's data, outside any graph (LibTorch's data(): detach()).
+  Tensor data() const { return detach(); }
   // Runs backward from this tensor: `gradient` may be left out for a one-element tensor.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
