@@ -59,6 +59,10 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::add_scaled(a, b, alpha, out);
   }
+  void add_n(const std::vector<Tensor>& in, const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::add_n(in, out);
+  }
   void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight,
             const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

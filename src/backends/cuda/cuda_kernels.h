@@ -28,6 +28,8 @@ void lerp(const Tensor& start, const Tensor& end, const ElementwiseArg& weight, 
 void isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan,
              const Tensor& out);
 void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf, const Tensor& out);
+// cuda_add_n.cu
+void add_n(const std::vector<Tensor>& in, const Tensor& out);
 // cuda_unary_backward.cu
 void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved, const Tensor& out);
 // cuda_reduce.cu
