@@ -2,8 +2,15 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
+
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#include <unistd.h>
+#endif
 
 #include "test_util.h"
 
@@ -47,5 +54,25 @@ class SeedListener : public doctest::IReporter {
 };
 
 DOCTEST_REGISTER_LISTENER("tl_test_seed", 1, SeedListener);
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+// A crash prints the stack before dying (library frames resolve: its symbols are exported), so a
+// segfault seen only on the GPU machine, which has no debugger, says where it happened.
+[[noreturn]] void print_stack_and_die(int sig) {
+  const char header[] = "\ntl_tests: fatal signal; stack:\n";
+  (void)!write(STDERR_FILENO, header, sizeof(header) - 1);
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+  std::_Exit(128 + sig);
+}
+
+// Installed before main runs (not under AddressSanitizer, whose report says more).
+const bool g_stack_on_crash = [] {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, print_stack_and_die);
+  return true;
+}();
+#endif
 
 }  // namespace
