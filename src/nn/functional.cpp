@@ -1,8 +1,10 @@
 // tl::nn::functional: activations, flatten and dropout over tensorlet's ops.
 #include "tensorlet/nn/functional.h"
 
+#include "tensorlet/ops/convolution.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
+#include "tensorlet/ops/pooling.h"
 #include "tensorlet/ops/random.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/grad_mode.h"
@@ -41,6 +43,24 @@ Tensor dropout(const Tensor& x, double p, bool training, const std::optional<Gen
     scaled_mask = bernoulli(x.detach(), 1 - p, gen) * (1 / (1 - p));
   }
   return x * scaled_mask;
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return tensorlet::conv2d(input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return tensorlet::max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode);
+}
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  return tensorlet::avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                               divisor_override);
+}
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
+  return tensorlet::adaptive_avg_pool2d(input, output_size);
 }
 
 }  // namespace tensorlet::nn::functional

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "tensorlet/tensor/generator.h"
+#include "tensorlet/tensor/int_array_ref.h"
 #include "tensorlet/tensor/tensor.h"
 
 namespace tensorlet::nn::functional {
@@ -26,5 +27,17 @@ Tensor flatten(const Tensor& x, int64_t start_dim = 1, int64_t end_dim = -1);
 // outside [0, 1] or a non-floating x.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true,
                const std::optional<Generator>& gen = std::nullopt);
+
+// Convolution and pooling: tl::conv2d, tl::max_pool2d, tl::avg_pool2d and
+// tl::adaptive_avg_pool2d (ops/convolution.h, ops/pooling.h) under torch.nn.functional's names.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+              IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1,
+              int64_t groups = 1);
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {},
+                  IntArrayRef padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 
 }  // namespace tensorlet::nn::functional
