@@ -166,8 +166,13 @@ int main() {
     const int gpu_epochs = env_int("TL_TRAIN_EPOCHS", 10);
     const int cpu_epochs = env_int("TL_TRAIN_CPU_EPOCHS", 10);
     std::vector<Run> runs;
-    runs.push_back(train(tl::Device::cpu(), train_full, test_set, cpu_epochs));
-    if (gpu) runs.push_back(train(tl::Device::cuda(0), train_full, test_set, gpu_epochs));
+    if (cpu_epochs > 0) runs.push_back(train(tl::Device::cpu(), train_full, test_set, cpu_epochs));
+    if (gpu && gpu_epochs > 0)
+      runs.push_back(train(tl::Device::cuda(0), train_full, test_set, gpu_epochs));
+    if (runs.empty()) {
+      std::printf("No epochs asked for (TL_TRAIN_EPOCHS, TL_TRAIN_CPU_EPOCHS).\n");
+      return 0;
+    }
 
     std::printf("\n## One training step in the profiler\n");
     for (const Run& r : runs) std::printf("\n%s:\n%s\n", r.device.c_str(), r.step_table.c_str());
@@ -184,13 +189,14 @@ int main() {
                                   "examples/s", bars));
 
     std::printf("\n## What the numbers say\n\n");
-    const Run& cpu = runs.front();
-    const Epoch& cpu_last = cpu.epochs.back();
-    std::printf(
-        "On the CPU, %zu epoch(s) reached test accuracy %.3f at %.0f examples/s (%.1f s "
-        "per epoch).\n",
-        cpu.epochs.size(), cpu_last.test_acc, cpu_last.examples_per_s, cpu_last.seconds);
-    if (gpu) {
+    const bool has_cpu = runs.front().device == "cpu";
+    const Epoch cpu_last = has_cpu ? runs.front().epochs.back() : Epoch{};
+    if (has_cpu)
+      std::printf(
+          "On the CPU, %zu epoch(s) reached test accuracy %.3f at %.0f examples/s (%.1f "
+          "s per epoch).\n",
+          runs.front().epochs.size(), cpu_last.test_acc, cpu_last.examples_per_s, cpu_last.seconds);
+    if (runs.back().device != "cpu") {
       const Run& cuda = runs.back();
       const Epoch& last = cuda.epochs.back();
       double best = 0;
@@ -198,8 +204,10 @@ int main() {
       std::printf(
           "On cuda:0, %zu epochs reached test accuracy %.3f (the book reports about "
           "0.83 after 10) at up to %.0f examples/s, %.1f s per epoch (the book: about "
-          "3.0 s on its GPU); %.1fx the CPU's throughput.\n",
-          cuda.epochs.size(), last.test_acc, best, last.seconds, best / cpu_last.examples_per_s);
+          "3.0 s on its GPU).\n",
+          cuda.epochs.size(), last.test_acc, best, last.seconds);
+      if (has_cpu)
+        std::printf("That is %.1fx the CPU's throughput.\n", best / cpu_last.examples_per_s);
       std::printf(
           "A LeNet step is many small kernels (batch 256, at most 16 channels), so the "
           "GPU is bound by launches rather than arithmetic: the profiler's table above "

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""PyTorch's side of examples/training: the book's LeNet on Fashion-MNIST, same hyper-parameters
+(SGD lr 0.9, batch 256, xavier_uniform_ weights, 10 epochs), same IDX files.
+
+usage: bench/torch_lenet.py FOLDER [--epochs N] [--cpu-epochs N] [--threads N]
+Prints one line per epoch and device (loss, train and test accuracy, seconds, examples/s), as
+examples/training does. The batches are gathered from tensors already on the device (a shuffled
+index per epoch), the cheapest input pipeline PyTorch has.
+"""
+import argparse
+import gzip
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def idx(path):
+    raw = gzip.open(path).read() if path.suffix == ".gz" else path.read_bytes()
+    dims = raw[3]
+    shape = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def load(folder, split):
+    base = Path(folder)
+    pick = lambda stem: next(p for p in (base / stem, base / (stem + ".gz")) if p.exists())
+    x = idx(pick(f"{split}-images-idx3-ubyte")).astype(np.float32) / 255.0
+    y = idx(pick(f"{split}-labels-idx1-ubyte")).astype(np.int64)
+    return torch.from_numpy(x).unsqueeze(1), torch.from_numpy(y)
+
+
+def lenet():
+    net = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.Sigmoid(), nn.AvgPool2d(2, 2),
+                        nn.Conv2d(6, 16, 5), nn.Sigmoid(), nn.AvgPool2d(2, 2), nn.Flatten(),
+                        nn.Linear(400, 120), nn.Sigmoid(), nn.Linear(120, 84), nn.Sigmoid(),
+                        nn.Linear(84, 10))
+    for m in net:
+        if isinstance(m, (nn.Linear, nn.Conv2d)):
+            nn.init.xavier_uniform_(m.weight)
+    return net
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def train(device, data, epochs):
+    torch.manual_seed(0)
+    (xtr, ytr), (xte, yte) = [(x.to(device), y.to(device)) for x, y in data]
+    net = lenet().to(device)
+    opt = torch.optim.SGD(net.parameters(), lr=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    n = xtr.shape[0]
+    for epoch in range(epochs):
+        sync(device)
+        start = time.perf_counter()
+        order = torch.randperm(n, device=device)
+        loss_sum = torch.zeros((), device=device)
+        hits = torch.zeros((), device=device, dtype=torch.int64)
+        for i in range(0, n, 256):
+            b = order[i:i + 256]
+            x, y = xtr[b], ytr[b]
+            opt.zero_grad()
+            logits = net(x)
+            loss = loss_fn(logits, y)
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                loss_sum += loss.detach() * y.shape[0]
+                hits += (logits.argmax(1) == y).sum()
+        train_loss, train_acc = loss_sum.item() / n, hits.item() / n
+        sync(device)
+        seconds = time.perf_counter() - start
+        with torch.no_grad():
+            net.eval()
+            correct = sum((net(xte[i:i + 256]).argmax(1) == yte[i:i + 256]).sum().item()
+                          for i in range(0, xte.shape[0], 256))
+            net.train()
+        print(f"  torch {device.type:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
+              f"{train_acc:.3f}  test acc {correct / xte.shape[0]:.3f}  {seconds:6.2f} s  "
+              f"{n / seconds:8.0f} examples/s", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("folder")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--cpu-epochs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=0)
+    args = ap.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    data = (load(args.folder, "train"), load(args.folder, "t10k"))
+    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} CPU threads")
+    if torch.cuda.is_available():
+        train(torch.device("cuda"), data, args.epochs)
+    if args.cpu_epochs:
+        train(torch.device("cpu"), data, args.cpu_epochs)
+
+
+if __name__ == "__main__":
+    main()
