@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensorlet/io/tensor_map.h"
 #include "tensorlet/nn/ordered_dict.h"
 #include "tensorlet/tensor/tensor.h"
 
@@ -59,6 +60,20 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void to(Device device, DType dtype, bool non_blocking = false);
   virtual void to(DType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
+  // torch's state_dict: every defined parameter and buffer by its dotted key ("features.0.weight",
+  // a module reached twice under each of its names), detached but sharing memory. A TensorMap, so
+  // tl::save_safetensors(path, net->state_dict()) writes the file PyTorch's
+  // safetensors.torch.save_file(model.state_dict()) writes, and load_state_dict reads it back.
+  TensorMap state_dict() const;
+  // Copies each tensor of `state` into the parameter or buffer of its key, in place (converting
+  // dtype and device as copy_ does; every handle keeps aliasing the module). A shape that differs
+  // is an Error; so are missing and unexpected keys when `strict` (PyTorch's default). The Error
+  // names tl::nn::Module::load_state_dict and lists every problem, as torch's message; nothing is
+  // copied then. Without strict, the keys left out are returned.
+  struct LoadResult {
+    std::vector<std::string> missing_keys, unexpected_keys;
+  };
+  LoadResult load_state_dict(const TensorMap& state, bool strict = true);
   // Clears every parameter's grad (set_to_none) or zeroes it in place.
   virtual void zero_grad(bool set_to_none = true);
 
