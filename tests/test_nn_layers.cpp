@@ -39,10 +39,12 @@ void check_parameter_gradients(nn::Sequential& model, const Tensor& x) {
     INFO(item.key());
     REQUIRE(p.grad().defined());
     const std::vector<double> analytic = tl_test::values_of(p.grad());
+    // Read through values_of: element_at reads host memory, and p may be on a GPU.
+    const std::vector<double> originals = tl_test::values_of(p);
     tl::NoGradGuard no_grad;
     Tensor flat = p.view({-1});
     for (int64_t j = 0; j < p.numel(); ++j) {
-      const double original = tl_test::element_at(flat, j);
+      const double original = originals[static_cast<size_t>(j)];
       auto loss_at = [&](double value) {
         flat.index_put_({j}, tl::scalar_tensor(value, tl::kFloat64).to(p.device()));
         return tl::sum(model(x) * w).item<double>();

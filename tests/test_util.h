@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,10 @@ inline std::vector<Layout> layouts_of(const tl::Tensor& values) {
 
 // Reads element `index` (a row-major linear index into t's shape) of a CPU tensor as double.
 inline double element_at(const tl::Tensor& t, int64_t linear) {
+  // A device tensor's storage is not host memory: reading it would crash, not fail the check.
+  if (!t.device().is_cpu())
+    throw std::invalid_argument("tl_test::element_at reads CPU tensors only, got one on " +
+                                t.device().str());
   int64_t offset = t.offset();
   for (int64_t d = t.dim() - 1; d >= 0; --d) {
     int64_t n = t.shape()[d];
