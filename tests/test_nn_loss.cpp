@@ -245,3 +245,23 @@ TEST_CASE("bad input: nn losses") {
   // Still usable after.
   CHECK(std::isfinite(value(F::cross_entropy(x, t))));
 }
+
+TEST_CASE("bad input: nn losses, a target out of range on CUDA names the loss") {
+  TL_TEST_REQUIRE_CUDA();
+  const Tensor x = tl::randn({4, 3}).cuda();
+  for (const int64_t bad : {3, -2})
+    check_throws<tl::IndexError>(
+        [&] {
+          (void)F::cross_entropy(x, labels({0, bad, 1, 1}, {4}).cuda()).item<float>();
+        },
+        "[tl::nn::functional::cross_entropy] Target out of bounds");
+  check_throws<tl::IndexError>(
+      [&] {
+        (void)F::nll_loss(x, labels({0, 7, 1, 1}, {4}).cuda()).item<float>();
+      },
+      "[tl::nn::functional::nll_loss] Target out of bounds");
+  // The library is usable after: the same call with good targets.
+  const Tensor good = labels({0, 2, 1, 1}, {4});
+  CHECK(F::cross_entropy(x, good.cuda()).item<double>() ==
+        doctest::Approx(F::cross_entropy(x.cpu(), good).item<double>()).epsilon(1e-5));
+}

@@ -87,7 +87,8 @@ void check_class_target(const Tensor& input, const Tensor& target, const Tensor&
     TL_CHECK(weight.dim() == 1 && weight.size(0) == classes, ShapeError, op,
              "expected a weight of shape [", classes, "] (one per class), got ", weight.shape());
   }
-  // On the CPU the range is checked here; CUDA's gather checks its indices in the kernel.
+  // On the CPU the range is checked here; on a device gather's own check finds it (picked_nll
+  // renames its error after the loss).
   if (input.device().is_cpu() && target.numel() > 0) {
     NoGradGuard no_grad;
     const Tensor bad = logical_and(ne(target, ignore_index),
@@ -107,11 +108,21 @@ struct PickedLoss {
 };
 
 PickedLoss picked_nll(const Tensor& log_probs, const Tensor& target, const Tensor& weight,
-                      int64_t ignore_index) {
+                      int64_t ignore_index, const char* op) {
   const int64_t dim = class_dim(log_probs);
   const Tensor keep = ne(target, ignore_index);
   const Tensor safe = where(keep, target, int64_t{0});
-  const Tensor picked = gather(log_probs, dim, safe.unsqueeze(dim)).squeeze(dim);
+  Tensor picked;
+  try {
+    picked = gather(log_probs, dim, safe.unsqueeze(dim)).squeeze(dim);
+  } catch (const IndexError& e) {
+    // A target out of range on a device (the CPU's are checked before): gather's check found
+    // it; the error names the loss the user called.
+    const std::string what = e.what();
+    const size_t start = what.find("] ");
+    fail<IndexError>(
+        op, "Target out of bounds: ", start == std::string::npos ? what : what.substr(start + 2));
+  }
   Tensor w = keep.to(log_probs.dtype());
   if (weight.defined()) w = w * index_select(weight, 0, safe.reshape({-1})).view(target.shape());
   return {neg(picked) * w, w};
@@ -150,7 +161,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   check_floating(input, "input", op);
   check_defined(target, op);
   check_class_target(input, target, weight, ignore_index, op);
-  return reduce_weighted(picked_nll(input, target, weight, ignore_index), reduction);
+  return reduce_weighted(picked_nll(input, target, weight, ignore_index, op), reduction);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -189,7 +200,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   }
   check_class_target(input, target, weight, ignore_index, op);
   const Tensor logp = log_softmax(input, dim);
-  const PickedLoss nll = picked_nll(logp, target, weight, ignore_index);
+  const PickedLoss nll = picked_nll(logp, target, weight, ignore_index, op);
   if (label_smoothing == 0) return reduce_weighted(nll, reduction);
   // torch's: (1 - eps) nll + eps / C * (-sum_c w_c log p_c), the smooth part reduced with the
   // same weights (mean over the summed weights of the targets kept).
