@@ -219,6 +219,15 @@ TEST_CASE("autograd: binary ops, broadcasting, scalars and promotion against fin
         "pow", [](const Ts& t) { return tl::pow(t[0], t[1]); }, {positive({3}), any({3})}, device));
     CHECK(gradcheck(
         "pow scalar", [](const Ts& t) { return tl::pow(t[0], 3.0); }, {any({4})}, device));
+    {
+      // A bool exponent (true = 1, false = 0): the formula's b - 1 raised in tl::sub (fuzzer
+      // seeds 2 and 3); the gradient is 1 where b, 0 where not.
+      tl::Tensor x = any({4}).to(device);
+      x.requires_grad_();
+      const tl::Tensor b = tl::from_vector<bool>({true, false, true, false}, {4}).to(device);
+      tl::pow(x, b).sum().backward();
+      CHECK(values_of(x.grad()) == std::vector<double>{1, 0, 1, 0});
+    }
     CHECK(gradcheck(
         "maximum", [](const Ts& t) { return tl::maximum(t[0], t[1]); }, {any({4}), any({4})},
         device));

@@ -103,8 +103,11 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Tensor& a, const Ten
 }
 
 // An operand as the formula reads it: the saved tensor, or the scalar as a 0-dim tensor.
+// A bool operand (pow's exponent) is read in the gradient's dtype: the formulas' arithmetic
+// (b - 1) is not defined on bool.
 Tensor operand(const FormulaNode& n, size_t i, DType dtype) {
   Tensor t = n.saved(i);
+  if (t.defined() && t.dtype() == kBool) return t.to(dtype);
   return t.defined() ? t : full({}, n.reals[1 + i], TensorOptions(dtype));
 }
 

@@ -1,5 +1,5 @@
-// tl::var, tl::std, tl::var_mean, tl::std_mean: two-pass composites (the mean, then the squared
-// deviations from it), so a large mean does not cancel the variance away.
+// tl::var, tl::std, tl::var_mean, tl::std_mean: shifted two-pass composites (the mean of the
+// data shifted by one of them, then the squared deviations from it).
 #include <algorithm>
 
 #include "tensorlet/autograd/derivatives.h"
@@ -32,8 +32,22 @@ std::pair<Tensor, Tensor> moments(const char* name, const Tensor& x, const DimLi
   // 1e4 spread by 1e-2, a variance off by 1e-3 relative).
   const Tensor in =
       x.to(x.dtype() == kFloat32 ? kFloat64 : (is_reduced_float(x.dtype()) ? kFloat32 : x.dtype()));
-  const Tensor mean_kept = mean(in, dims, true);
-  const Tensor deviation = in - mean_kept;
+  // The data are shifted by one of their own values per output (the slice's first element)
+  // before the mean is taken: a constant slice then has deviations of exactly 0 and a variance of
+  // exactly 0 (as the Welford update of torch gives), where sum / N would round the mean and
+  // leave deviations of one ulp, whose std's gradient is O(1) instead of masked to 0 (and differs
+  // between devices that sum in other orders). Shifting by a data point also keeps a large mean
+  // from cancelling.
+  Tensor pivot;
+  if (count > 0) {
+    pivot = in;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (mask[d]) pivot = pivot.narrow(d, 0, 1);
+  }
+  const Tensor shifted = pivot.defined() ? in - pivot : in;
+  const Tensor shifted_mean = mean(shifted, dims, true);
+  const Tensor deviation = shifted - shifted_mean;
+  const Tensor mean_kept = pivot.defined() ? shifted_mean + pivot : shifted_mean;
   // max(0, N - correction): N <= correction divides by 0, giving inf, or NaN for 0 / 0, as torch.
   const double divisor = std::max(0.0, static_cast<double>(count) - correction);
   Tensor result = sum(deviation * deviation, dims, keepdim) / divisor;
