@@ -770,6 +770,37 @@ void bench_unary_backward() {
         fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.85x", gbs / copy >= 0.85);
     std::printf("    %s backward: %.1f us per call\n", op.name, t[1] / kIters * 1e6);
   }
+  // The binary ops whose gradient is more than one op (binary_backward_ops.h): one operand's
+  // gradient is one kernel reading the gradient and both operands, 4 x 256 MiB.
+  struct BinaryCase {
+    const char* name;
+    tl::Tensor (*f)(const tl::Tensor&, const tl::Tensor&);
+    int input;  // whose gradient
+  };
+  const BinaryCase binary[] = {
+      {"div (divisor)", [](const tl::Tensor& a, const tl::Tensor& b) { return a / b; }, 1},
+      {"pow (base)", [](const tl::Tensor& a, const tl::Tensor& b) { return tl::pow(a, b); }, 0},
+      {"atan2 (x)", [](const tl::Tensor& a, const tl::Tensor& b) { return tl::atan2(a, b); }, 1},
+      {"maximum", [](const tl::Tensor& a, const tl::Tensor& b) { return tl::maximum(a, b); }, 0},
+  };
+  for (const BinaryCase& op : binary) {
+    tl::Tensor a = positive.detach(), b = (any + 3.0).detach();
+    (op.input == 0 ? a : b).requires_grad_();
+    const tl::Tensor& leaf = op.input == 0 ? a : b;
+    const tl::Tensor y = op.f(a, b);
+    auto t = interleaved_medians(
+        7, 2,
+        {iters([&] {
+           CK(cudaMemcpyAsync(dst.data_ptr(), g.data_ptr(), g.nbytes(), cudaMemcpyDeviceToDevice,
+                              g_stream));
+         }),
+         iters([&] { g_sink = g_sink + tl::autograd::grad({y}, {leaf}, {g}, true)[0].numel(); })});
+    const double copy = 2 * bytes * kIters / t[0] / 1e9;
+    const double gbs = 4 * bytes * kIters / t[1] / 1e9;  // reads grad, a and b, writes one
+    row("A3", std::string(op.name) + " backward, 64M float32", fmt("%.0f GB/s", gbs),
+        fmt("D2D copy %.0f GB/s", copy), gbs / copy, ">= 0.85x", gbs / copy >= 0.85);
+    std::printf("    %s backward: %.1f us per call\n", op.name, t[1] / kIters * 1e6);
+  }
 }
 
 bool wanted(int argc, char** argv, const char* id) {

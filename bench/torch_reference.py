@@ -450,6 +450,21 @@ def unary_backward():
         (t,) = medians([events(body)])
         row("A3", f"{name} backward, 64M float32", 3 * 4.0 * n * iters / t / 1e9, "GB/s")
         del x, y
+    # The binary ops, one operand's gradient (4 x 256 MiB), in bench_cuda's order.
+    binary = [("div (divisor)", lambda a, b: a / b, 1), ("pow (base)", torch.pow, 0),
+              ("atan2 (x)", torch.atan2, 1), ("maximum", torch.maximum, 0)]
+    for name, fn, which in binary:
+        a = positive.detach().requires_grad_(which == 0)
+        b = (any_x + 3).detach().requires_grad_(which == 1)
+        leaf = a if which == 0 else b
+        y = fn(a, b)
+
+        def body():
+            for _ in range(iters):
+                torch.autograd.grad(y, leaf, g, retain_graph=True)
+        (t,) = medians([events(body)])
+        row("A3", f"{name} backward, 64M float32", 4 * 4.0 * n * iters / t / 1e9, "GB/s")
+        del a, b, y
     del any_x, positive, g
     torch.cuda.empty_cache()
 

@@ -47,10 +47,45 @@ BinaryDerivative binary_derivative(BinaryOp op) {
 }
 
 // {d out/d a * g, d out/d b * g} for out = op(a, b), before any reduction to the inputs' shapes.
-// `need_a` / `need_b`: which are wanted; alpha: add/sub's factor on b.
+// `need_a` / `need_b`: which are wanted; alpha: add/sub's factor on b. With `fused`, a gradient
+// that has a kernel (binary_backward_ops.h) is that one pass instead of the composite's ops.
 TensorList binary_grads(BinaryOp op, const Tensor& g, const Tensor& a, const Tensor& b,
-                        double alpha, bool need_a, bool need_b) {
+                        double alpha, bool need_a, bool need_b, bool fused) {
   Tensor da, db;
+  const auto kernel = [&](BinaryGradient which) { return binary_backward(which, g, a, b); };
+  if (fused) {
+    switch (op) {
+      case BinaryOp::Div:
+        if (need_a) da = div(g, b);
+        if (need_b) db = kernel(BinaryGradient::DivOther);
+        return {da, db};
+      case BinaryOp::Pow:
+        if (need_a) da = kernel(BinaryGradient::PowSelf);
+        if (need_b) db = kernel(BinaryGradient::PowExponent);
+        return {da, db};
+      case BinaryOp::Maximum:
+        if (need_a) da = kernel(BinaryGradient::MaximumSelf);
+        if (need_b) db = kernel(BinaryGradient::MaximumOther);
+        return {da, db};
+      case BinaryOp::Minimum:
+        if (need_a) da = kernel(BinaryGradient::MinimumSelf);
+        if (need_b) db = kernel(BinaryGradient::MinimumOther);
+        return {da, db};
+      case BinaryOp::Atan2:
+        if (need_a) da = kernel(BinaryGradient::Atan2Self);
+        if (need_b) db = kernel(BinaryGradient::Atan2Other);
+        return {da, db};
+      case BinaryOp::Fmod:
+      case BinaryOp::Remainder:
+        da = g;
+        if (need_b)
+          db = kernel(op == BinaryOp::Fmod ? BinaryGradient::FmodOther
+                                           : BinaryGradient::RemainderOther);
+        return {da, db};
+      default:
+        break;  // add, sub, mul: one op per gradient already
+    }
+  }
   switch (op) {
     case BinaryOp::Add:
       da = g;
@@ -118,7 +153,17 @@ TensorList binary_formula(const FormulaNode& n, const Tensor& g) {
     a = operand(n, 0, g.dtype());
     b = operand(n, 1, g.dtype());
   }
-  TensorList d = binary_grads(op, g, a, b, n.reals[0], n.needs_grad(0), n.needs_grad(1));
+  // One kernel per gradient (fused_backward.h) unless the backward must be differentiable
+  // (create_graph with grad, a or b requiring grad) or the operands are not all of the gradient's
+  // dtype and device (an integer exponent, a float64 gradient of a float32 op): then the
+  // composite formula, which records and promotes.
+  const bool differentiable =
+      GradMode::is_enabled() && (requires_grad(g) || requires_grad(a) || requires_grad(b));
+  const bool fused = !differentiable && a.defined() && b.defined() && a.dtype() == g.dtype() &&
+                     b.dtype() == g.dtype() && a.device() == g.device() &&
+                     b.device() == g.device();
+  TensorList d =
+      binary_grads(op, g, a, b, n.reals[0], n.needs_grad(0), n.needs_grad(1), fused);
   for (size_t i = 0; i < 2; ++i)
     d[i] = n.needs_grad(i) && d[i].defined() ? reduce_to(d[i], n.input(i)) : Tensor();
   return d;

@@ -1,7 +1,8 @@
-// Checks and dispatch of the fused unary gradients (fused_backward.h).
+// Checks and dispatch of the fused unary and binary gradients (fused_backward.h).
 #include "tensorlet/autograd/fused_backward.h"
 
 #include "tensorlet/backends/backend.h"
+#include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/op_scope.h"
 
@@ -49,6 +50,42 @@ void unary_backward_out(UnaryOp op, const Tensor& grad, const Tensor& saved, con
   scope.inputs({&grad, &saved});
   check_operands(op, grad, saved, out);
   if (out.numel() > 0) backend_for(out.device()).unary_backward(op, grad, saved, out);
+}
+
+void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a,
+                         const Tensor& b, const Tensor& out) {
+  constexpr const char* name = "tl::autograd::binary_backward";
+  profiler::OpScope scope(binary_gradient_name(which));
+  scope.inputs({&grad, &a, &b});
+  for (const Tensor* t : {&grad, &a, &b, &out}) check_defined(*t, name);
+  if (!is_floating_point(grad.dtype()))
+    fail<DTypeError>(name, "expected a floating point gradient, got dtype ", grad.dtype());
+  for (const Tensor* t : {&a, &b, &out}) {
+    if (t->dtype() != grad.dtype())
+      fail<DTypeError>(name, "expected grad, a, b and out of one dtype, got ", grad.dtype(),
+                       " and ", t->dtype());
+    if (t->device() != grad.device())
+      fail<DeviceError>(name, "expected grad, a, b and out on one device, got ", grad.device(),
+                        " and ", t->device());
+  }
+  if (out.shape() != grad.shape())
+    fail<ShapeError>(name, "expected out of the gradient's shape ", grad.shape(), ", got ",
+                     out.shape());
+  if (!out.is_contiguous()) fail<Error>(name, "expected a contiguous out");
+  for (const Tensor* t : {&a, &b})
+    if (!broadcasts_to(t->shape(), grad.shape()))
+      fail<ShapeError>(name, "operand of shape ", t->shape(),
+                       " does not broadcast to the gradient's shape ", grad.shape());
+  const Tensor a_full = a.expand(grad.shape()), b_full = b.expand(grad.shape());
+  if (out.numel() > 0) backend_for(out.device()).binary_backward(which, grad, a_full, b_full, out);
+}
+
+Tensor binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a,
+                       const Tensor& b) {
+  check_defined(grad, "tl::autograd::binary_backward");
+  Tensor out = make_tensor(grad.shape(), grad.dtype(), grad.device());
+  binary_backward_out(which, grad, a, b, out);
+  return out;
 }
 
 Tensor unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved) {

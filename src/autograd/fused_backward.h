@@ -1,7 +1,9 @@
-// The unary ops' gradients as one kernel each (Backend::unary_backward), for the derivative
-// formulas of derivatives_elementwise.cpp when the backward itself needs no graph.
+// The unary ops' gradients, and the binary ops' whose formula is more than one op, as one kernel
+// each (Backend::unary_backward, Backend::binary_backward), for the derivative formulas of
+// derivatives_elementwise.cpp when the backward itself needs no graph.
 #pragma once
 
+#include "tensorlet/backends/math/binary_backward_ops.h"
 #include "tensorlet/backends/math/unary_backward_ops.h"
 #include "tensorlet/tensor/tensor.h"
 
@@ -13,5 +15,13 @@ namespace tensorlet::autograd {
 Tensor unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved);
 // The same into `out`, contiguous, of grad's dtype, shape and device (tests poison it first).
 void unary_backward_out(UnaryOp op, const Tensor& grad, const Tensor& saved, const Tensor& out);
+
+// grad * d op(a, b) / d a (or / d b, as `which` says), one pass over grad, a and b: the three of
+// one floating dtype and device, a and b broadcastable to grad's shape, any strides. The result
+// has grad's shape (reduce_to brings it to the operand's); it records nothing.
+Tensor binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b);
+// The same into `out`, contiguous, of grad's dtype, shape and device (tests poison it first).
+void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a,
+                         const Tensor& b, const Tensor& out);
 
 }  // namespace tensorlet::autograd

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "tensorlet/backends/math/binary_backward_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/scan_ops.h"
@@ -103,6 +104,11 @@ class Backend {
   // fresh and contiguous.
   virtual void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved,
                               const Tensor& out) = 0;
+  // One operand's gradient of a binary op in one pass, grad * d op(a, b) / d a or / d b
+  // (backends/math/binary_backward_ops.h): grad, a and b of out's floating dtype, a and b expanded
+  // to out's shape (stride 0 where broadcast), any strides; out fresh and contiguous.
+  virtual void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a,
+                               const Tensor& b, const Tensor& out) = 0;
   // out = ((in[0] + in[1]) + in[2]) + ...: 2 or more floating inputs of out's dtype and shape on
   // its device, all contiguous as out is (out may be in[0]'s memory). Each step rounds to the
   // dtype, as a chain of adds does, so the sum is the chain's bit for bit, in one pass (autograd

@@ -23,6 +23,8 @@ class CpuBackend final : public Backend {
                   const Tensor& out) override;  // cpu_pointwise.cpp
   void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved,
                       const Tensor& out) override;  // cpu_unary_backward.cpp
+  void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
+                       const Tensor& out) override;  // cpu_binary_backward.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

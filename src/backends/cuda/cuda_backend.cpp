@@ -83,6 +83,11 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::unary_backward(op, grad, saved, out);
   }
+  void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
+                       const Tensor& out) override {
+    OnDevice on_device(cuda_index_of(out));
+    cuda::binary_backward(which, grad, a, b, out);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

@@ -32,6 +32,9 @@ void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf, cons
 void add_n(const std::vector<Tensor>& in, const Tensor& out);
 // cuda_unary_backward.cu
 void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved, const Tensor& out);
+// cuda_binary_backward.cu
+void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
+                     const Tensor& out);
 // cuda_reduce.cu
 void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims, const Tensor& out);
 void arg_reduce(ArgReduceOp op, const Tensor& in, std::optional<int64_t> dim, const Tensor& out);
