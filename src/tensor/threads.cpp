@@ -97,6 +97,14 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return openmp_threads(); }
 
+void set_num_threads_of_this_thread([[maybe_unused]] int n) {
+  if (n < 1)
+    fail<Error>("tl::set_num_threads_of_this_thread", "expected a positive thread count, got ", n);
+#ifdef _OPENMP
+  omp_set_num_threads(n);  // an ICV of the calling thread's data environment only
+#endif
+}
+
 std::string cpu_blas() {
 #if TL_BLAS_OPENBLAS
   // The library loaded at run time, not the headers': "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Zen ..."
