@@ -48,8 +48,8 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def train(device, data, epochs):
-    torch.manual_seed(0)
+def train(device, data, epochs, seed=0, verbose=True):
+    torch.manual_seed(seed)
     (xtr, ytr), (xte, yte) = [(x.to(device), y.to(device)) for x, y in data]
     net = lenet().to(device)
     opt = torch.optim.SGD(net.parameters(), lr=0.9)
@@ -80,9 +80,13 @@ def train(device, data, epochs):
             correct = sum((net(xte[i:i + 256]).argmax(1) == yte[i:i + 256]).sum().item()
                           for i in range(0, xte.shape[0], 256))
             net.train()
+        test_acc = correct / xte.shape[0]
+        if not verbose:
+            continue
         print(f"  torch {device.type:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
               f"{train_acc:.3f}  test acc {correct / xte.shape[0]:.3f}  {seconds:6.2f} s  "
               f"{n / seconds:8.0f} examples/s", flush=True)
+    return test_acc
 
 
 def main():
@@ -91,13 +95,22 @@ def main():
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--cpu-epochs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="GPU runs from seeds 0..k-1; prints each final test accuracy and the "
+                         "mean (examples/training's TL_TRAIN_SEEDS)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     data = (load(args.folder, "train"), load(args.folder, "t10k"))
     print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} CPU threads")
     if torch.cuda.is_available():
-        train(torch.device("cuda"), data, args.epochs)
+        finals = [train(torch.device("cuda"), data, args.epochs)]
+        finals += [train(torch.device("cuda"), data, args.epochs, s, False)
+                   for s in range(1, args.seeds)]
+        if args.seeds > 1:
+            print(f"torch cuda test accuracy after {args.epochs} epochs, seeds 0..{args.seeds - 1}: "
+                  + " ".join(f"{a:.3f}" for a in finals)
+                  + f"; mean {sum(finals) / len(finals):.3f}")
     if args.cpu_epochs:
         train(torch.device("cpu"), data, args.cpu_epochs)
 
