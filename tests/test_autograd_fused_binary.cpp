@@ -219,3 +219,16 @@ TEST_CASE("autograd fused binary: mismatched operands are typed errors") {
       [&] { tl::autograd::binary_backward_out(kDiv, g, a, b, tl::empty({3, 4})); },
       "gradient's shape");
 }
+
+TEST_CASE("autograd fused binary: a scalar operand takes the kernel on every device") {
+  // atan2(x, 869) in float16: the composite's 869² overflows float16 (the gradient came out 0 on
+  // cuda:0, fuzzer seed 2); the kernel computes in float, 1 / 869 at x = 0.
+  for (const tl::Device device : tl_test::test_devices()) {
+    INFO(device.str());
+    tl::Tensor x = tl::zeros({3}, tl::TensorOptions(tl::kFloat16).device(device));
+    x.requires_grad_();
+    tl::atan2(x, 869.0).sum().backward();
+    const std::vector<double> got = values_of(x.grad());
+    for (double v : got) CHECK(v == doctest::Approx(1.0 / 869).epsilon(1e-3));
+  }
+}

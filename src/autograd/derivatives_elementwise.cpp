@@ -138,20 +138,40 @@ TensorList binary_grads(BinaryOp op, const Tensor& g, const Tensor& a, const Ten
 }
 
 // An operand as the formula reads it: the saved tensor, or the scalar as a 0-dim tensor.
+// The ops with a gradient kernel (binary_backward_ops.h).
+bool has_gradient_kernel(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Div:
+    case BinaryOp::Pow:
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum:
+    case BinaryOp::Atan2:
+    case BinaryOp::Fmod:
+    case BinaryOp::Remainder:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // A bool operand (pow's exponent) is read in the gradient's dtype: the formulas' arithmetic
-// (b - 1) is not defined on bool.
-Tensor operand(const FormulaNode& n, size_t i, DType dtype) {
+// (b - 1) is not defined on bool. A scalar operand becomes a 0-dim tensor of the gradient's dtype
+// on `device`: the gradient's for an op with a kernel, so that the kernel takes it on CUDA too
+// (the composite in float16 overflowed where the kernel computes in float: atan2(x, 869)'s
+// 869² on cuda:0, seed 2 of the fuzzer), the CPU otherwise (a host scalar, no launch).
+Tensor operand(const FormulaNode& n, size_t i, DType dtype, Device device) {
   Tensor t = n.saved(i);
   if (t.defined() && t.dtype() == kBool) return t.to(dtype);
-  return t.defined() ? t : full({}, n.reals[1 + i], TensorOptions(dtype));
+  return t.defined() ? t : full({}, n.reals[1 + i], TensorOptions(dtype).device(device));
 }
 
 TensorList binary_formula(const FormulaNode& n, const Tensor& g) {
   const auto op = static_cast<BinaryOp>(n.ints[0]);
   Tensor a, b;
   if (binary_derivative(op).reads_operands) {
-    a = operand(n, 0, g.dtype());
-    b = operand(n, 1, g.dtype());
+    const Device device = has_gradient_kernel(op) ? g.device() : Device::cpu();
+    a = operand(n, 0, g.dtype(), device);
+    b = operand(n, 1, g.dtype(), device);
   }
   // One kernel per gradient (fused_backward.h) unless the backward must be differentiable
   // (create_graph with grad, a or b requiring grad) or the operands are not all of the gradient's
