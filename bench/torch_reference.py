@@ -469,6 +469,22 @@ def unary_backward():
     torch.cuda.empty_cache()
 
 
+def adamw():
+    """T3: torch.optim.AdamW(fused=True) over 100M float32 parameters in 200 tensors, one step's
+    time (bench_cuda's T3 times tensorlet's on the same shapes)."""
+    params = [torch.rand(500_000, device="cuda").requires_grad_() for _ in range(200)]
+    for p in params:
+        p.grad = torch.rand_like(p) - 0.5
+    for fused in (True, False):
+        opt = torch.optim.AdamW(params, lr=1e-3, fused=fused, foreach=None if fused else True)
+        opt.step()
+        (t,) = medians([events(opt.step)])
+        row("T3", f"AdamW step, 100M f32 in 200 tensors{'' if fused else ' (foreach)'}", t * 1e3,
+            "ms")
+    del params
+    torch.cuda.empty_cache()
+
+
 def read_ours(paths):
     """bench_cuda's and bench_cpu's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -544,7 +560,7 @@ def main():
                 ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
                 ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
                 ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
-                ("A3", unary_backward),
+                ("A3", unary_backward), ("T3", adamw),
                 ("C3 C4 C5 C6 C8", cpu_rows)]
     wanted = set(args.rows.upper().split())
     for ids, section in sections:

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <tensorlet/tensorlet.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -112,6 +113,70 @@ TEST_CASE("optim::Adam and AdamW: torch's rule, with amsgrad") {
       }
       CHECK(opt->state(p).at("step").item<double>() == 4);
     }
+}
+
+TEST_CASE("optim::Adam fused: many parameters, dtypes and a strided one, on every test device") {
+  // 300 parameters (more than one CUDA launch's table of 256) of odd sizes, one transposed (it takes
+  // the eager ops), in float32, float64 and bfloat16: every one follows the float64 rule.
+  for (const tl::Device device : tl_test::test_devices())
+    for (const tl::DType dtype : {tl::kFloat32, tl::kFloat64, tl::kBFloat16})
+      for (bool amsgrad : {false, true}) {
+        INFO(device.str() << " " << dtype << (amsgrad ? " amsgrad" : ""));
+        std::vector<Tensor> params;
+        for (int i = 0; i < 300; ++i) {
+          const int64_t n = i == 7 ? 70001 : 1 + (i * 37) % 53;  // one over a CUDA chunk
+          params.push_back(tl_test::random_tensor({n}, dtype, device));
+        }
+        params.push_back(tl_test::random_tensor({5, 3}, dtype, device).t());  // strided
+        for (Tensor& p : params) p.requires_grad_();
+        const double lr = 0.01, b1 = 0.9, b2 = 0.99, eps = 1e-8, wd = 0.05;
+        optim::AdamW opt(params,
+                         optim::AdamWOptions(lr).betas({b1, b2}).eps(eps).weight_decay(wd).amsgrad(
+                             amsgrad));
+        std::vector<std::vector<double>> want, m, v, vmax, grads;
+        for (const Tensor& p : params) {
+          want.push_back(values_of(p));
+          m.emplace_back(want.back().size());
+          v.emplace_back(want.back().size());
+          vmax.emplace_back(want.back().size());
+        }
+        const uint32_t version = params[0]._version();
+        for (int step = 1; step <= 3; ++step) {
+          {
+            tl::NoGradGuard no_grad;
+            for (Tensor& p : params) p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
+          }
+          tl::profiler::Profile profile;
+          opt.step();
+          profile.stop();
+          int fused_rows = 0;
+          for (const tl::profiler::Event& e : profile.events())
+            if (e.name == "tl::optim::fused_adam") ++fused_rows;
+          CHECK(fused_rows == 1);  // every contiguous parameter in one pass
+          for (size_t k = 0; k < params.size(); ++k) {
+            const std::vector<double> g = values_of(params[k].grad());
+            for (size_t i = 0; i < g.size(); ++i) {
+              want[k][i] *= 1 - lr * wd;
+              m[k][i] = b1 * m[k][i] + (1 - b1) * g[i];
+              v[k][i] = b2 * v[k][i] + (1 - b2) * g[i] * g[i];
+              vmax[k][i] = std::max(vmax[k][i], v[k][i]);
+              const double second = amsgrad ? vmax[k][i] : v[k][i];
+              const double denom = std::sqrt(second) / std::sqrt(1 - std::pow(b2, step)) + eps;
+              want[k][i] -= lr / (1 - std::pow(b1, step)) * m[k][i] / denom;
+            }
+            // One rounding of each state per step in bfloat16 (the step moves p by about lr).
+            const double tol = dtype == tl::kFloat64 ? 1e-12 : dtype == tl::kFloat32 ? 1e-5 : 0.03;
+            const std::vector<double> got = values_of(params[k]);
+            bool close = true;
+            for (size_t i = 0; i < got.size(); ++i)
+              close = close && std::abs(got[i] - want[k][i]) <= tol * (1 + std::abs(want[k][i]));
+            CHECK_MESSAGE(close, "parameter " << k << " at step " << step);
+            if (dtype == tl::kBFloat16) want[k] = got;  // follow its rounding, judge each step
+          }
+        }
+        CHECK(params[0]._version() > version);  // written in place, counted
+        CHECK(params[0].is_leaf());
+      }
 }
 
 TEST_CASE("optim: parameter groups, zero_grad, parameters without a gradient") {

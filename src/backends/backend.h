@@ -8,6 +8,7 @@
 
 #include "tensorlet/backends/math/binary_backward_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/optimizer_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/scan_ops.h"
 #include "tensorlet/backends/math/scatter_ops.h"
@@ -109,6 +110,15 @@ class Backend {
   // to out's shape (stride 0 where broadcast), any strides; out fresh and contiguous.
   virtual void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a,
                                const Tensor& b, const Tensor& out) = 0;
+  // One Adam/AdamW step (backends/math/optimizer_ops.h) of every parameter listed, in place:
+  // params, grads, exp_avgs, exp_avg_sqs and, with step.amsgrad, max_exp_avg_sqs (else empty) of
+  // one length; every tensor contiguous, of one floating dtype, on this backend's device, the
+  // i-th of each list of one numel (none empty). CUDA updates them all in one launch (a table of
+  // pointers in the kernel's parameters), as torch's fused=True.
+  virtual void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                          const std::vector<Tensor>& exp_avgs,
+                          const std::vector<Tensor>& exp_avg_sqs,
+                          const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step) = 0;
   // out = ((in[0] + in[1]) + in[2]) + ...: 2 or more floating inputs of out's dtype and shape on
   // its device, all contiguous as out is (out may be in[0]'s memory). Each step rounds to the
   // dtype, as a chain of adds does, so the sum is the chain's bit for bit, in one pass (autograd

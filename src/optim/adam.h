@@ -99,7 +99,9 @@ class Adam : public Optimizer {
       : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
   // torch's, per parameter: step += 1; g += wd p (Adam) or p *= 1 - lr wd (AdamW);
   // m = beta1 m + (1 - beta1) g; v = beta2 v + (1 - beta2) g^2 (amsgrad: vmax = max(vmax, v));
-  // p -= lr / (1 - beta1^step) * m / (sqrt(v) / sqrt(1 - beta2^step) + eps).
+  // p -= lr / (1 - beta1^step) * m / (sqrt(v) / sqrt(1 - beta2^step) + eps). Parameters of
+  // one device, dtype and step count go through one fused pass (on CUDA one launch for all, a
+  // "tl::optim::fused_adam" row), as torch's fused=True.
   void step() override;
 
  protected:
@@ -107,6 +109,9 @@ class Adam : public Optimizer {
        const char* name, bool decoupled);
 
  private:
+  // The single-tensor ops, for a parameter the fused pass does not take (strided, mixed dtypes).
+  void update_eager(Tensor& p, Tensor g, std::map<std::string, Tensor>& s, const AdamOptions& o,
+                    double step);
   bool decoupled_weight_decay_ = false;
 };
 

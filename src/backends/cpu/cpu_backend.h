@@ -25,6 +25,10 @@ class CpuBackend final : public Backend {
                       const Tensor& out) override;  // cpu_unary_backward.cpp
   void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
                        const Tensor& out) override;  // cpu_binary_backward.cpp
+  void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& max_exp_avg_sqs,
+                  const AdamStep& step) override;  // cpu_optimizer.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

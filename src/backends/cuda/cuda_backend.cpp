@@ -88,6 +88,13 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     cuda::binary_backward(which, grad, a, b, out);
   }
+  void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                  const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step) override {
+    if (params.empty()) return;
+    OnDevice on_device(cuda_index_of(params.front()));
+    cuda::fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

@@ -32,6 +32,10 @@ void nan_to_num(const Tensor& in, Scalar nan, Scalar posinf, Scalar neginf, cons
 void add_n(const std::vector<Tensor>& in, const Tensor& out);
 // cuda_unary_backward.cu
 void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved, const Tensor& out);
+// cuda_optimizer.cu
+void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step);
 // cuda_binary_backward.cu
 void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
                      const Tensor& out);
