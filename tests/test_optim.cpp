@@ -115,6 +115,61 @@ TEST_CASE("optim::Adam and AdamW: torch's rule, with amsgrad") {
     }
 }
 
+TEST_CASE("optim::SGD fused: many parameters, dtypes and a strided one, on every test device") {
+  for (const tl::Device device : tl_test::test_devices())
+    for (const tl::DType dtype : {tl::kFloat32, tl::kFloat64, tl::kBFloat16})
+      for (const double momentum : {0.0, 0.9}) {
+        INFO(device.str() << " " << dtype << " momentum " << momentum);
+        std::vector<Tensor> params;
+        for (int i = 0; i < 300; ++i)
+          params.push_back(tl_test::random_tensor({i == 5 ? 70001 : 1 + (i * 41) % 61}, dtype, device));
+        params.push_back(tl_test::random_tensor({4, 3}, dtype, device).t());  // strided: eager
+        for (Tensor& p : params) p.requires_grad_();
+        const double lr = 0.1, wd = 0.01;
+        optim::SGD opt(params, optim::SGDOptions(lr).momentum(momentum).weight_decay(wd).nesterov(
+                                   momentum != 0));
+        std::vector<std::vector<double>> want, buf;
+        for (const Tensor& p : params) {
+          want.push_back(values_of(p));
+          buf.emplace_back(want.back().size());
+        }
+        for (int step = 0; step < 3; ++step) {
+          {
+            tl::NoGradGuard no_grad;
+            for (Tensor& p : params) p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
+          }
+          tl::profiler::Profile profile;
+          opt.step();
+          profile.stop();
+          int fused_rows = 0;
+          for (const tl::profiler::Event& e : profile.events())
+            if (e.name == "tl::optim::fused_sgd") ++fused_rows;
+          CHECK(fused_rows == 1);
+          for (size_t k = 0; k < params.size(); ++k) {
+            const std::vector<double> g0 = values_of(params[k].grad());
+            for (size_t i = 0; i < g0.size(); ++i) {
+              double g = g0[i] + wd * want[k][i];
+              if (momentum != 0) {
+                buf[k][i] = step == 0 ? g : momentum * buf[k][i] + g;
+                g = g + momentum * buf[k][i];
+              }
+              want[k][i] -= lr * g;
+            }
+            const double tol = dtype == tl::kFloat64 ? 1e-12 : dtype == tl::kFloat32 ? 1e-5 : 0.05;
+            const std::vector<double> got = values_of(params[k]);
+            bool close = true;
+            for (size_t i = 0; i < got.size(); ++i)
+              close = close && std::abs(got[i] - want[k][i]) <= tol * (1 + std::abs(want[k][i]));
+            CHECK_MESSAGE(close, "parameter " << k << " at step " << step);
+            if (dtype == tl::kBFloat16) {
+              want[k] = got;
+              if (momentum != 0) buf[k] = values_of(opt.state(params[k]).at("momentum_buffer"));
+            }
+          }
+        }
+      }
+}
+
 TEST_CASE("optim::Adam fused: many parameters, dtypes and a strided one, on every test device") {
   // 300 parameters (more than one CUDA launch's table of 256) of odd sizes, one transposed (it takes
   // the eager ops), in float32, float64 and bfloat16: every one follows the float64 rule.

@@ -119,6 +119,10 @@ class Backend {
                           const std::vector<Tensor>& exp_avgs,
                           const std::vector<Tensor>& exp_avg_sqs,
                           const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step) = 0;
+  // One SGD step of every parameter listed, in place, as fused_adam: momentum_buffers empty when
+  // step.momentum is 0.
+  virtual void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                         const std::vector<Tensor>& momentum_buffers, const SgdStep& step) = 0;
   // out = ((in[0] + in[1]) + in[2]) + ...: 2 or more floating inputs of out's dtype and shape on
   // its device, all contiguous as out is (out may be in[0]'s memory). Each step rounds to the
   // dtype, as a chain of adds does, so the sum is the chain's bit for bit, in one pass (autograd

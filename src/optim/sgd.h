@@ -60,8 +60,13 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, SGDOptions defaults)
       : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
   // torch's: g += wd p; buf = g (first step) or momentum buf + (1 - dampening) g; g = g +
-  // momentum buf (nesterov) or buf; p -= lr g.
+  // momentum buf (nesterov) or buf; p -= lr g. Parameters of one device and dtype go through
+  // one fused pass (on CUDA one launch for all, a "tl::optim::fused_sgd" row).
   void step() override;
+
+ private:
+  // The single-tensor ops, for a parameter the fused pass does not take (strided, mixed dtypes).
+  void update_eager(Tensor& p, Tensor g, const SGDOptions& o);
 };
 
 }  // namespace tensorlet::optim

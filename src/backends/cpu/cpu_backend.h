@@ -29,6 +29,9 @@ class CpuBackend final : public Backend {
                   const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                   const std::vector<Tensor>& max_exp_avg_sqs,
                   const AdamStep& step) override;  // cpu_optimizer.cpp
+  void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& momentum_buffers,
+                 const SgdStep& step) override;  // cpu_optimizer.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

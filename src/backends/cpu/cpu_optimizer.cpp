@@ -30,4 +30,23 @@ void CpuBackend::fused_adam(const std::vector<Tensor>& params, const std::vector
       "tl::optim::Adam");
 }
 
+void CpuBackend::fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                           const std::vector<Tensor>& momentum_buffers, const SgdStep& step) {
+  if (params.empty()) return;
+  dispatch_dtype<kFloatingDTypes>(
+      params.front().dtype(),
+      [&]<typename T>() {
+        const auto k = math::sgd_constants<compute_t<T>>(step);
+        for (size_t t = 0; t < params.size(); ++t) {
+          T* p = static_cast<T*>(params[t].data_ptr());
+          const T* g = static_cast<const T*>(grads[t].data_ptr());
+          T* buf = k.has_momentum ? static_cast<T*>(momentum_buffers[t].data_ptr()) : nullptr;
+          parallel_for(params[t].numel(), kGrainSize / 2, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) math::sgd_element(p, g, buf, i, k);
+          });
+        }
+      },
+      "tl::optim::SGD");
+}
+
 }  // namespace tensorlet::cpu

@@ -95,6 +95,12 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(params.front()));
     cuda::fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step);
   }
+  void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& momentum_buffers, const SgdStep& step) override {
+    if (params.empty()) return;
+    OnDevice on_device(cuda_index_of(params.front()));
+    cuda::fused_sgd(params, grads, momentum_buffers, step);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

@@ -36,6 +36,8 @@ void unary_backward(UnaryOp op, const Tensor& grad, const Tensor& saved, const T
 void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                 const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step);
+void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& momentum_buffers, const SgdStep& step);
 // cuda_binary_backward.cu
 void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
                      const Tensor& out);

@@ -19,6 +19,13 @@ struct AdamStep {
   double step = 1;  // the step count after this step (1 on the first), for the bias corrections
 };
 
+// One SGD step's constants (torch.optim.SGD).
+struct SgdStep {
+  double lr = 0.1, momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false;
+  bool first = false;  // the momentum buffers are new: buf = g, as torch's clone
+};
+
 namespace math {
 
 // AdamStep in the compute type C, with the bias corrections folded in.
@@ -73,6 +80,35 @@ TL_HOST_DEVICE inline void adam_element(T* p, const T* g, T* m, T* v, T* vmax, i
   p[i] = static_cast<T>(pi - k.step_size * (mi / denom));
   m[i] = static_cast<T>(mi);
   v[i] = static_cast<T>(vi);
+}
+
+template <typename C>
+struct SgdConstants {
+  C lr, momentum, one_minus_dampening, weight_decay;
+  bool nesterov, first, has_momentum;
+};
+
+template <typename C>
+SgdConstants<C> sgd_constants(const SgdStep& s) {
+  return {C(s.lr), C(s.momentum), C(1 - s.dampening), C(s.weight_decay), s.nesterov, s.first,
+          s.momentum != 0};
+}
+
+// Element i of one parameter p with gradient g and (with momentum) buffer buf: torch's order,
+// g += wd p; buf = g on the first step, else momentum buf + (1 - dampening) g; g = g + momentum
+// buf (nesterov) or buf; p -= lr g.
+template <typename T, typename C>
+TL_HOST_DEVICE inline void sgd_element(T* p, const T* g, T* buf, int64_t i,
+                                       const SgdConstants<C>& k) {
+  const C pi = static_cast<C>(p[i]);
+  C gi = static_cast<C>(g[i]);
+  if (k.weight_decay != C(0)) gi = gi + pi * k.weight_decay;
+  if (k.has_momentum) {
+    const C b = k.first ? gi : static_cast<C>(buf[i]) * k.momentum + k.one_minus_dampening * gi;
+    buf[i] = static_cast<T>(b);
+    gi = k.nesterov ? gi + b * k.momentum : b;
+  }
+  p[i] = static_cast<T>(pi - k.lr * gi);
 }
 
 }  // namespace math
