@@ -72,7 +72,7 @@ void DataLoader::start_epoch() {
     std::iota(order_.begin(), order_.end(), size_t{0});
   }
   next_batch_ = 0;
-  if (options_.prefetch_ == 0) return;
+  if (options_.prefetch_depth() == 0) return;
   const size_t batches = size();
   worker_ = std::thread([this, batches] {
     // A batch's gather is small; a second team of all the cores would spin against the training
@@ -81,7 +81,7 @@ void DataLoader::start_epoch() {
     for (size_t b = 0; b < batches; ++b) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return stopping_ || ready_.size() < options_.prefetch_; });
+        changed_.wait(lock, [&] { return stopping_ || ready_.size() < options_.prefetch_depth(); });
         if (stopping_) return;
       }
       try {
@@ -104,7 +104,7 @@ void DataLoader::start_epoch() {
 }
 
 std::optional<Example> DataLoader::next_prepared() {
-  if (options_.prefetch_ == 0) {
+  if (options_.prefetch_depth() == 0) {
     if (next_batch_ >= size()) return std::nullopt;
     return prepare(next_batch_++);
   }
