@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gradcheck.h"
+#include "tensorlet/ops/index_range.h"
 #include "test_util.h"
 
 namespace nn = tl::nn;
@@ -282,6 +283,35 @@ TEST_CASE("conv2d and pooling: gradients against finite differences, second ones
         },
         {any({2, 2, 5, 7})}, device));
   }
+}
+
+TEST_CASE("trusted indices: bounds from the registry until the storage is written") {
+  // conv2d's and the pools' im2col index is registered (no range pass, no device wait per call);
+  // a write to a trusted index drops the trust, so its values are checked again.
+  for (const tl::Device device : tl_test::test_devices()) {
+    INFO(device.str());
+    const tl::TensorOptions ints = tl::TensorOptions(tl::kInt64).device(device);
+    const tl::Tensor a = tl_test::random_tensor({10}, tl::kFloat32, device);
+    tl::Tensor index = tl::arange(5, ints);
+    tl::trust_index_values(index, 0, 4);
+    int64_t lo = -1, hi = -1;
+    CHECK(tl::trusted_index_bounds(index, &lo, &hi));
+    CHECK(lo == 0);
+    CHECK(hi == 4);
+    CHECK(tl::trusted_index_bounds(index.slice(0, 1, 3), &lo, &hi));  // a view of the storage
+    CHECK(values_of(tl::index_select(a, 0, index)) == values_of(a.slice(0, 0, 5)));
+    index.fill_(int64_t{20});
+    CHECK_FALSE(tl::trusted_index_bounds(index, &lo, &hi));
+    tl_test::check_throws<tl::IndexError>([&] { (void)tl::index_select(a, 0, index); },
+                                          "out of bounds");
+    CHECK_FALSE(tl::trusted_index_bounds(tl::arange(5, ints), &lo, &hi));
+  }
+  // A convolution's own index is trusted: its gather and its gradient check nothing.
+  tl::Tensor x = tl_test::random_tensor({2, 3, 9, 9}, tl::kFloat32);
+  x.requires_grad_();
+  const tl::Tensor w = tl_test::random_tensor({4, 3, 3, 3}, tl::kFloat32);
+  tl::conv2d(x, w, {}, 2, 1).sum().backward();
+  CHECK(x.grad().defined());
 }
 
 TEST_CASE("nn::Conv2d and the pooling layers: parameters, initialization, printing") {

@@ -8,6 +8,7 @@
 
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
+#include "tensorlet/ops/index_range.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/joining.h"
 #include "tensorlet/tensor/error.h"
@@ -111,6 +112,8 @@ Tensor cached_index(const Window2d& w, Device device) {
     if (it != cache->end()) return it->second;
   }
   Tensor index = build_index(w, device);
+  // Its values are positions in [0, in_h in_w]: the last one the appended pad column.
+  trust_index_values(index, 0, w.in_h * w.in_w);
   std::lock_guard<std::mutex> lock(*mutex);
   if (cache->size() >= 256) cache->clear();
   cache->emplace(key, index);
