@@ -826,13 +826,12 @@ void bench_adamw() {
   const int64_t n = kPerTensor * kTensors;
   const tl::Tensor src = rand_of({n}, tl::kFloat32);
   tl::Tensor dst = tl::empty_like(src);
-  auto t = interleaved_medians(
-      7, 2,
-      {events([&] {
-         CK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(), cudaMemcpyDeviceToDevice,
-                            g_stream));
-       }),
-       events([&] { opt.step(); })});
+  auto t = interleaved_medians(7, 2,
+                               {events([&] {
+                                  CK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), src.nbytes(),
+                                                     cudaMemcpyDeviceToDevice, g_stream));
+                                }),
+                                events([&] { opt.step(); })});
   const double copy = 2.0 * 4 * n / t[0];  // bytes/s
   const double floor_s = 28.0 * n / copy;
   row("T3", "AdamW step, 100M f32 in 200 tensors", fmt("%.3f ms", t[1] * 1e3),

@@ -69,8 +69,8 @@ double accuracy(nn::Sequential& net, tl::data::DataLoader& loader) {
 }
 
 Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& train_set,
-          const std::shared_ptr<const tl::data::Dataset>& test_set, int epochs,
-          uint64_t seed = 0, bool verbose = true) {
+          const std::shared_ptr<const tl::data::Dataset>& test_set, int epochs, uint64_t seed = 0,
+          bool verbose = true) {
   tl::manual_seed(seed);
   nn::Sequential net = lenet();
   init_weights(net);

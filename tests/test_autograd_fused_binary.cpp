@@ -81,8 +81,8 @@ TEST_CASE("autograd fused binary: the table covers every gradient kernel") {
     covered.push_back(c.other);
   }
   int kernels = 0;
-#define TL_CHECK_COVERED(e, name, Fn)                                                       \
-  ++kernels;                                                                                \
+#define TL_CHECK_COVERED(e, name, Fn)                                                        \
+  ++kernels;                                                                                 \
   CHECK_MESSAGE(std::count(covered.begin(), covered.end(), tl::BinaryGradient::e) == 1, #e); \
   CHECK(std::string(tl::binary_gradient_name(tl::BinaryGradient::e)) == "tl::" #name "_backward");
   TL_BINARY_BACKWARD_OPS(TL_CHECK_COVERED)
@@ -141,14 +141,16 @@ TEST_CASE("autograd fused binary: a plain backward runs one kernel per gradient"
     b.requires_grad_();
     const tl::Tensor y = a / b;
     const tl::Tensor g = random_tensor({8, 3}, tl::kFloat32, device);
-    std::vector<std::string> plain =
-        ops_of([&] { tl::autograd::grad({y}, {a, b}, {g}, true, false); });
+    std::vector<std::string> plain = ops_of([&] {
+      tl::autograd::grad({y}, {a, b}, {g}, true, false);
+    });
     std::sort(plain.begin(), plain.end());
     CHECK(plain == std::vector<std::string>{"tl::div", "tl::div_other_backward"});
     tl::Tensor g_graph = g.detach().clone();
     g_graph.requires_grad_();
-    const std::vector<std::string> recording =
-        ops_of([&] { tl::autograd::grad({y}, {a, b}, {g_graph}, true, true); });
+    const std::vector<std::string> recording = ops_of([&] {
+      tl::autograd::grad({y}, {a, b}, {g_graph}, true, true);
+    });
     CHECK(std::count(recording.begin(), recording.end(), "tl::div_other_backward") == 0);
     CHECK(std::count(recording.begin(), recording.end(), "tl::mul") >= 2);
   }
@@ -162,11 +164,12 @@ TEST_CASE("autograd fused binary: every layout, dtype and size, into a poisoned 
       for (const OpCase& c : op_cases())
         for (const tl::BinaryGradient which : {c.self, c.other})
           for (const tl::Shape& shape : shapes) {
-            INFO(tl::binary_gradient_name(which) << " on " << device.str() << ", " << dtype
-                                                 << ", " << shape);
+            INFO(tl::binary_gradient_name(which)
+                 << " on " << device.str() << ", " << dtype << ", " << shape);
             const tl::Tensor a = c.a_values(shape).to(dtype), b = c.b_values(shape).to(dtype);
             const tl::Tensor g = random_tensor(shape, dtype);
-            const std::vector<tl_test::Layout> gs = tl_test::layouts_of(g), as = tl_test::layouts_of(a),
+            const std::vector<tl_test::Layout> gs = tl_test::layouts_of(g),
+                                               as = tl_test::layouts_of(a),
                                                bs = tl_test::layouts_of(b);
             for (size_t k = 0; k < gs.size(); ++k) {
               const tl_test::Layout& al = as[(k + 1) % as.size()];
@@ -176,7 +179,8 @@ TEST_CASE("autograd fused binary: every layout, dtype and size, into a poisoned 
                   which, gs[k].tensor.to(tl::kFloat64), a.to(tl::kFloat64), b.to(tl::kFloat64));
               const tl::Tensor out = tl::full(shape, std::numeric_limits<double>::quiet_NaN(),
                                               tl::TensorOptions(dtype).device(device));
-              tl::autograd::binary_backward_out(which, tl_test::same_layout_on(gs[k].tensor, device),
+              tl::autograd::binary_backward_out(which,
+                                                tl_test::same_layout_on(gs[k].tensor, device),
                                                 tl_test::same_layout_on(al.tensor, device),
                                                 tl_test::same_layout_on(bl.tensor, device), out);
               const std::vector<double> r = values_of(ref);
@@ -189,8 +193,8 @@ TEST_CASE("autograd fused binary: every layout, dtype and size, into a poisoned 
               const tl::Tensor b_row = b.slice(0, 0, 1), a_one = a.reshape({-1}).slice(0, 0, 1);
               const tl::Tensor ref = tl::autograd::binary_backward(
                   which, g.to(tl::kFloat64), a_one.to(tl::kFloat64), b_row.to(tl::kFloat64));
-              const tl::Tensor got =
-                  tl::autograd::binary_backward(which, g.to(device), a_one.to(device), b_row.to(device));
+              const tl::Tensor got = tl::autograd::binary_backward(
+                  which, g.to(device), a_one.to(device), b_row.to(device));
               const std::vector<double> r = values_of(ref);
               std::vector<double> tol(r.size());
               for (size_t i = 0; i < r.size(); ++i) tol[i] = bound(dtype, r[i]);
@@ -205,18 +209,25 @@ TEST_CASE("autograd fused binary: mismatched operands are typed errors") {
   const tl::Tensor b = random_tensor({3}, tl::kFloat32);
   using tl::autograd::binary_backward;
   constexpr tl::BinaryGradient kDiv = tl::BinaryGradient::DivOther;
-  tl_test::check_throws<tl::DTypeError>(
-      [&] { binary_backward(kDiv, g, a.to(tl::kFloat64), b); }, "one dtype");
+  tl_test::check_throws<tl::DTypeError>([&] { binary_backward(kDiv, g, a.to(tl::kFloat64), b); },
+                                        "one dtype");
   tl_test::check_throws<tl::DTypeError>(
       [&] { binary_backward(kDiv, g.to(tl::kInt32), a.to(tl::kInt32), b.to(tl::kInt32)); },
       "floating point gradient");
-  tl_test::check_throws<tl::ShapeError>([&] { binary_backward(kDiv, g, a, b.reshape({3, 1})); },
-                                        "[tl::autograd::binary_backward]");
+  tl_test::check_throws<tl::ShapeError>(
+      [&] {
+        binary_backward(kDiv, g, a, b.reshape({3, 1}));
+      },
+      "[tl::autograd::binary_backward]");
   tl_test::check_throws<tl::Error>(
-      [&] { tl::autograd::binary_backward_out(kDiv, g, a, b, tl::empty({3, 4}).t()); },
+      [&] {
+        tl::autograd::binary_backward_out(kDiv, g, a, b, tl::empty({3, 4}).t());
+      },
       "contiguous");
   tl_test::check_throws<tl::ShapeError>(
-      [&] { tl::autograd::binary_backward_out(kDiv, g, a, b, tl::empty({3, 4})); },
+      [&] {
+        tl::autograd::binary_backward_out(kDiv, g, a, b, tl::empty({3, 4}));
+      },
       "gradient's shape");
 }
 

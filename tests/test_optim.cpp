@@ -122,7 +122,8 @@ TEST_CASE("optim::SGD fused: many parameters, dtypes and a strided one, on every
         INFO(device.str() << " " << dtype << " momentum " << momentum);
         std::vector<Tensor> params;
         for (int i = 0; i < 300; ++i)
-          params.push_back(tl_test::random_tensor({i == 5 ? 70001 : 1 + (i * 41) % 61}, dtype, device));
+          params.push_back(
+              tl_test::random_tensor({i == 5 ? 70001 : 1 + (i * 41) % 61}, dtype, device));
         params.push_back(tl_test::random_tensor({4, 3}, dtype, device).t());  // strided: eager
         for (Tensor& p : params) p.requires_grad_();
         const double lr = 0.1, wd = 0.01;
@@ -136,7 +137,8 @@ TEST_CASE("optim::SGD fused: many parameters, dtypes and a strided one, on every
         for (int step = 0; step < 3; ++step) {
           {
             tl::NoGradGuard no_grad;
-            for (Tensor& p : params) p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
+            for (Tensor& p : params)
+              p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
           }
           tl::profiler::Profile profile;
           opt.step();
@@ -171,8 +173,8 @@ TEST_CASE("optim::SGD fused: many parameters, dtypes and a strided one, on every
 }
 
 TEST_CASE("optim::Adam fused: many parameters, dtypes and a strided one, on every test device") {
-  // 300 parameters (more than one CUDA launch's table of 256) of odd sizes, one transposed (it takes
-  // the eager ops), in float32, float64 and bfloat16: every one follows the float64 rule.
+  // 300 parameters (more than one CUDA launch's table of 256) of odd sizes, one transposed (it
+  // takes the eager ops), in float32, float64 and bfloat16: every one follows the float64 rule.
   for (const tl::Device device : tl_test::test_devices())
     for (const tl::DType dtype : {tl::kFloat32, tl::kFloat64, tl::kBFloat16})
       for (bool amsgrad : {false, true}) {
@@ -185,9 +187,9 @@ TEST_CASE("optim::Adam fused: many parameters, dtypes and a strided one, on ever
         params.push_back(tl_test::random_tensor({5, 3}, dtype, device).t());  // strided
         for (Tensor& p : params) p.requires_grad_();
         const double lr = 0.01, b1 = 0.9, b2 = 0.99, eps = 1e-8, wd = 0.05;
-        optim::AdamW opt(params,
-                         optim::AdamWOptions(lr).betas({b1, b2}).eps(eps).weight_decay(wd).amsgrad(
-                             amsgrad));
+        optim::AdamW opt(
+            params,
+            optim::AdamWOptions(lr).betas({b1, b2}).eps(eps).weight_decay(wd).amsgrad(amsgrad));
         std::vector<std::vector<double>> want, m, v, vmax, grads;
         for (const Tensor& p : params) {
           want.push_back(values_of(p));
@@ -199,7 +201,8 @@ TEST_CASE("optim::Adam fused: many parameters, dtypes and a strided one, on ever
         for (int step = 1; step <= 3; ++step) {
           {
             tl::NoGradGuard no_grad;
-            for (Tensor& p : params) p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
+            for (Tensor& p : params)
+              p.mutable_grad() = tl_test::random_tensor(p.shape(), dtype, device);
           }
           tl::profiler::Profile profile;
           opt.step();

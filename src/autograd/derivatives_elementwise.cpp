@@ -180,10 +180,8 @@ TensorList binary_formula(const FormulaNode& n, const Tensor& g) {
   const bool differentiable =
       GradMode::is_enabled() && (requires_grad(g) || requires_grad(a) || requires_grad(b));
   const bool fused = !differentiable && a.defined() && b.defined() && a.dtype() == g.dtype() &&
-                     b.dtype() == g.dtype() && a.device() == g.device() &&
-                     b.device() == g.device();
-  TensorList d =
-      binary_grads(op, g, a, b, n.reals[0], n.needs_grad(0), n.needs_grad(1), fused);
+                     b.dtype() == g.dtype() && a.device() == g.device() && b.device() == g.device();
+  TensorList d = binary_grads(op, g, a, b, n.reals[0], n.needs_grad(0), n.needs_grad(1), fused);
   for (size_t i = 0; i < 2; ++i)
     d[i] = n.needs_grad(i) && d[i].defined() ? reduce_to(d[i], n.input(i)) : Tensor();
   return d;

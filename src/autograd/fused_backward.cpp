@@ -52,8 +52,8 @@ void unary_backward_out(UnaryOp op, const Tensor& grad, const Tensor& saved, con
   if (out.numel() > 0) backend_for(out.device()).unary_backward(op, grad, saved, out);
 }
 
-void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a,
-                         const Tensor& b, const Tensor& out) {
+void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
+                         const Tensor& out) {
   constexpr const char* name = "tl::autograd::binary_backward";
   profiler::OpScope scope(binary_gradient_name(which));
   scope.inputs({&grad, &a, &b});
@@ -80,8 +80,7 @@ void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor&
   if (out.numel() > 0) backend_for(out.device()).binary_backward(which, grad, a_full, b_full, out);
 }
 
-Tensor binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a,
-                       const Tensor& b) {
+Tensor binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b) {
   check_defined(grad, "tl::autograd::binary_backward");
   Tensor out = make_tensor(grad.shape(), grad.dtype(), grad.device());
   binary_backward_out(which, grad, a, b, out);

@@ -74,8 +74,8 @@ bool fusable(const Tensor& p, const Tensor& g, const std::map<std::string, Tenso
 
 }  // namespace
 
-void Adam::update_eager(Tensor& p, Tensor g, std::map<std::string, Tensor>& s,
-                        const AdamOptions& o, double step) {
+void Adam::update_eager(Tensor& p, Tensor g, std::map<std::string, Tensor>& s, const AdamOptions& o,
+                        double step) {
   const auto [beta1, beta2] = o.betas();
   if (o.weight_decay() != 0) {
     if (decoupled_weight_decay_)
@@ -128,7 +128,8 @@ void Adam::step() {
         return b.device == p.device() && b.dtype == p.dtype() && b.step == step;
       });
       if (it == batches.end())
-        it = batches.insert(batches.end(), FusedBatch{p.device(), p.dtype(), step, {}, {}, {}, {}, {}});
+        it = batches.insert(batches.end(),
+                            FusedBatch{p.device(), p.dtype(), step, {}, {}, {}, {}, {}});
       it->params.push_back(p);
       it->grads.push_back(g);
       it->exp_avgs.push_back(s["exp_avg"]);

@@ -104,7 +104,8 @@ void SGD::step() {
         continue;
       }
       // A new buffer is written whole by the kernel (buf = g, torch's clone).
-      if (momentum && first) buffer = &state(p).emplace("momentum_buffer", empty_like(p)).first->second;
+      if (momentum && first)
+        buffer = &state(p).emplace("momentum_buffer", empty_like(p)).first->second;
       auto it = std::find_if(batches.begin(), batches.end(), [&](const FusedBatch& b) {
         return b.device == p.device() && b.dtype == p.dtype() && b.first == first;
       });

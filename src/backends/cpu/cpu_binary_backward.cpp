@@ -29,8 +29,8 @@ void backward_kernel(const StridedLoop<4>& loop) {
           for (int64_t i = 0; i < n; ++i) out[i] = f(g[i], a[i], b[i]);
         } else {
           for (int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<T*>(p[0] + i * s[0]) = f(
-                load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]), load<T>(p[3] + i * s[3]));
+            *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                f(load<T>(p[1] + i * s[1]), load<T>(p[2] + i * s[2]), load<T>(p[3] + i * s[3]));
         }
       },
       kBackwardGrain);

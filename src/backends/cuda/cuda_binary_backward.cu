@@ -42,8 +42,8 @@ void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, 
   if (out.numel() == 0) return;
   if (out.dtype() == kFloat32) {
     switch (which) {
-#define TL_BACKWARD_FLOAT32(e, name, Fn)                                                        \
-  case BinaryGradient::e:                                                                       \
+#define TL_BACKWARD_FLOAT32(e, name, Fn)                                                  \
+  case BinaryGradient::e:                                                                 \
     return Elementwise<float, float, float, float>::run(Float32Gradient<math::Fn>{}, out, \
                                                         {&grad, &a, &b});
       TL_BINARY_BACKWARD_OPS(TL_BACKWARD_FLOAT32)

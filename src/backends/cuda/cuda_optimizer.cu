@@ -1,7 +1,7 @@
-// CUDA's fused optimizer steps (Adam/AdamW, SGD), as torch's fused=True: every parameter of a dtype updated by one
-// launch. The pointer table rides in the kernel's parameter space (__grid_constant__, up to
-// kTensorsPerLaunch tensors; CUDA 12.1+ allows 32 KiB of parameters), and each block takes one
-// chunk of one tensor, found by a binary search of the chunks' prefix sums.
+// CUDA's fused optimizer steps (Adam/AdamW, SGD), as torch's fused=True: every parameter of a dtype
+// updated by one launch. The pointer table rides in the kernel's parameter space
+// (__grid_constant__, up to kTensorsPerLaunch tensors; CUDA 12.1+ allows 32 KiB of parameters), and
+// each block takes one chunk of one tensor, found by a binary search of the chunks' prefix sums.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -139,7 +139,8 @@ void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
             const int j = static_cast<int>(i - first);
             table.p[j] = static_cast<T*>(params[i].data_ptr());
             table.g[j] = static_cast<const T*>(grads[i].data_ptr());
-            table.buf[j] = k.has_momentum ? static_cast<T*>(momentum_buffers[i].data_ptr()) : nullptr;
+            table.buf[j] =
+                k.has_momentum ? static_cast<T*>(momentum_buffers[i].data_ptr()) : nullptr;
             table.numel[j] = params[i].numel();
             table.first_chunk[j] = chunks;
             chunks += (params[i].numel() + kChunk - 1) / kChunk;

@@ -98,17 +98,17 @@ struct RemainderOtherBackwardFn {
 };
 
 // The gradients with a kernel: X(enumerator, name, element function).
-#define TL_BINARY_BACKWARD_OPS(X)                                \
-  X(DivOther, div_other, DivOtherBackwardFn)                     \
-  X(PowSelf, pow_self, PowSelfBackwardFn)                        \
-  X(PowExponent, pow_exponent, PowExponentBackwardFn)            \
-  X(MaximumSelf, maximum_self, MaximumSelfBackwardFn)            \
-  X(MaximumOther, maximum_other, MaximumOtherBackwardFn)         \
-  X(MinimumSelf, minimum_self, MinimumSelfBackwardFn)            \
-  X(MinimumOther, minimum_other, MinimumOtherBackwardFn)         \
-  X(Atan2Self, atan2_self, Atan2SelfBackwardFn)                  \
-  X(Atan2Other, atan2_other, Atan2OtherBackwardFn)               \
-  X(FmodOther, fmod_other, FmodOtherBackwardFn)                  \
+#define TL_BINARY_BACKWARD_OPS(X)                        \
+  X(DivOther, div_other, DivOtherBackwardFn)             \
+  X(PowSelf, pow_self, PowSelfBackwardFn)                \
+  X(PowExponent, pow_exponent, PowExponentBackwardFn)    \
+  X(MaximumSelf, maximum_self, MaximumSelfBackwardFn)    \
+  X(MaximumOther, maximum_other, MaximumOtherBackwardFn) \
+  X(MinimumSelf, minimum_self, MinimumSelfBackwardFn)    \
+  X(MinimumOther, minimum_other, MinimumOtherBackwardFn) \
+  X(Atan2Self, atan2_self, Atan2SelfBackwardFn)          \
+  X(Atan2Other, atan2_other, Atan2OtherBackwardFn)       \
+  X(FmodOther, fmod_other, FmodOtherBackwardFn)          \
   X(RemainderOther, remainder_other, RemainderOtherBackwardFn)
 
 }  // namespace math

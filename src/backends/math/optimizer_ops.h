@@ -90,8 +90,8 @@ struct SgdConstants {
 
 template <typename C>
 SgdConstants<C> sgd_constants(const SgdStep& s) {
-  return {C(s.lr), C(s.momentum), C(1 - s.dampening), C(s.weight_decay), s.nesterov, s.first,
-          s.momentum != 0};
+  return {C(s.lr),    C(s.momentum), C(1 - s.dampening), C(s.weight_decay),
+          s.nesterov, s.first,       s.momentum != 0};
 }
 
 // Element i of one parameter p with gradient g and (with momentum) buffer buf: torch's order,
