@@ -128,6 +128,10 @@ const char* op_name(Op op) {
                                       "roll",
                                       "tril",
                                       "triu",
+                                      "conv2d",
+                                      "max_pool2d",
+                                      "avg_pool2d",
+                                      "adaptive_avg_pool2d",
                                       "add_",
                                       "sub_",
                                       "mul_",
@@ -151,6 +155,11 @@ constexpr Family kFamilies[] = {
     {"bool_math", &Known::bool_math},
     {"pow_bool", &Known::pow_bool},
     {"masked_fill_range", &Known::masked_fill_range},
+    {"window_int", &Known::window_int},
+    {"max_pool_padding", &Known::max_pool_padding},
+    {"conv_zero_out_channels", &Known::conv_zero_out_channels},
+    {"adaptive_output", &Known::adaptive_output},
+    {"adaptive_nonfinite", &Known::adaptive_nonfinite},
 };
 }  // namespace
 

@@ -144,6 +144,12 @@ enum class Op {
   Roll,
   Tril,
   Triu,
+  // windows over [N, C, H, W] (or unbatched [C, H, W]): conv2d (inputs: input, weight[, bias]),
+  // max / avg pooling, adaptive average pooling
+  Conv2d,
+  MaxPool2d,
+  AvgPool2d,
+  AdaptiveAvgPool2d,
   // in place: self (a view) op= other (tensor or number)
   AddInplace,
   SubInplace,
@@ -160,6 +166,7 @@ inline bool is_ordering(Op op) { return op >= Op::Sort && op <= Op::Kthvalue; }
 inline bool is_scan(Op op) { return op >= Op::Cumsum && op <= Op::Cummin; }
 inline bool is_more_reduction(Op op) { return op >= Op::Norm && op <= Op::CountNonzero; }
 inline bool is_counting(Op op) { return op >= Op::Unique && op <= Op::Histc; }
+inline bool is_window(Op op) { return op >= Op::Conv2d && op <= Op::AdaptiveAvgPool2d; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -222,6 +229,14 @@ struct Case {
   // nan_to_num's replacements (nullopt: torch's default)
   std::optional<double> nan, posinf, neginf;
   Dims shifts;  // roll (its dims are `dims`)
+  // conv2d and the pools: one value for both spatial dims or (H, W), as torch's _pair; an empty
+  // stride is the pools' default (the kernel). conv2d's kernel is its weight's [kH, kW].
+  Dims kernel, stride, padding, dilation;
+  int64_t groups = 1;                       // conv2d
+  bool ceil_mode = false;                   // max_pool2d / avg_pool2d
+  bool count_include_pad = true;            // avg_pool2d
+  std::optional<int64_t> divisor_override;  // avg_pool2d
+  Dims output_size;                         // adaptive_avg_pool2d
 };
 
 // The case families of bugs that were known when the fuzzer was written. Those fixed are fuzzed by
@@ -239,6 +254,24 @@ struct Known {
   // masked_fill with a number or 0-dim value outside a's dtype (found by the fuzzer, fixed:
   // torch's checked conversion, as fill_'s).
   bool masked_fill_range = false;
+  // Open since the fuzzer took conv2d and the pools (PyTorch 2.15's CPU rules; skipped by default):
+  // integer inputs torch computes and the library refuses (conv2d and max_pool2d of every integer
+  // dtype, avg_pool2d of int64; integers wrap, avg_pool2d divides truncating).
+  bool window_int = true;
+  // max_pool2d padding over half the kernel but within half the dilated kernel: torch checks
+  // pad <= kernel / 2, the library pad <= ((kernel - 1) * dilation + 1) / 2.
+  bool max_pool_padding = true;
+  // conv2d with a weight of 0 output channels: torch raises (at least `groups` needed), the
+  // library returns an empty result.
+  bool conv_zero_out_channels = true;
+  // adaptive_avg_pool2d with an output size of 0 (torch: an empty result) or of 1 x 1 on a 5-D
+  // input or on a 2-D one with output_size a single number (torch: the mean over the last two
+  // dims); the library refuses both.
+  bool adaptive_output = true;
+  // adaptive_avg_pool2d of an input with NaN or inf whose H or W the output size does not divide:
+  // the library's averaging matmuls multiply it by the 0 weights of the other windows, so NaN
+  // reaches them (torch: only the windows holding it).
+  bool adaptive_nonfinite = true;
 };
 // Sets the flag NAME to `on`; false when there is no such family ("all" names every one).
 bool set_known(Known& known, const std::string& name, bool on);

@@ -69,6 +69,12 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
      << ",\"equal_nan\":" << c.equal_nan << ",\"nan\":" << opt(c.nan)
      << ",\"posinf\":" << opt(c.posinf) << ",\"neginf\":" << opt(c.neginf)
      << ",\"shifts\":" << list(c.shifts);
+  os << ",\"kernel\":" << list(c.kernel) << ",\"stride\":" << list(c.stride)
+     << ",\"padding\":" << list(c.padding) << ",\"dilation\":" << list(c.dilation)
+     << ",\"groups\":" << c.groups << ",\"ceil_mode\":" << c.ceil_mode
+     << ",\"count_include_pad\":" << c.count_include_pad << ",\"divisor_override\":"
+     << (c.divisor_override ? std::to_string(*c.divisor_override) : "null")
+     << ",\"output_size\":" << list(c.output_size);
   os << ",\"target\":\"" << c.target << "\",\"inputs\":[";
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Input& in = c.inputs[i];

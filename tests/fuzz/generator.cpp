@@ -2,6 +2,7 @@
 #include "fuzz/generator.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 
@@ -301,6 +302,150 @@ Dims random_target_shape(Rng& r, int64_t numel) {
       s[0] = s[0] == -1 ? -2 : s[0] + 1;
   }
   return s;
+}
+
+// conv2d and the pools: mostly float32 / float64, sometimes float16 / bfloat16, now and then a
+// non-floating dtype (refused, or an open known-bug family: see Known::window_int).
+DType window_dtype(Rng& r) {
+  const double u = r.real();
+  if (u < 0.05) return pick(r, [](DType d) { return !is_float(d); });
+  return u < 0.45 ? tl::kFloat32 : u < 0.8 ? tl::kFloat64 : u < 0.9 ? tl::kFloat16 : tl::kBFloat16;
+}
+
+// [N, C, H, W] with N 0..3 (0 now and then), H and W 1..9; a quarter unbatched [C, H, W]; now and
+// then 2-D [H, W] or 5-D (both refused, except where adaptive_avg_pool2d takes a mean).
+Dims window_shape(Rng& r, int64_t channels) {
+  Dims s{r.chance(0.1) ? 0 : r.uniform(1, 3), channels, r.uniform(1, 9), r.uniform(1, 9)};
+  const double u = r.real();
+  if (u < 0.25)
+    s.erase(s.begin());
+  else if (u < 0.265)
+    s.erase(s.begin(), s.begin() + 2);
+  else if (u < 0.28)
+    s.insert(s.begin(), r.uniform(1, 2));
+  return s;
+}
+
+// The spatial sizes (H, W) of a window input: its last two dims.
+std::array<int64_t, 2> spatial(const Dims& s) {
+  const size_t n = s.size();
+  return {s[n - 2], s[n - 1]};
+}
+
+// A pair argument: one value for both dims (a third of the time) or (H, W).
+Dims random_pair(Rng& r, int64_t lo, int64_t hi) {
+  if (r.chance(0.35)) return {r.uniform(lo, hi)};
+  return {r.uniform(lo, hi), r.uniform(lo, hi)};
+}
+
+// A dilation: one number or (H, W), each mostly 1, sometimes 2 or 3.
+Dims random_dilation(Rng& r) {
+  auto step = [&] { return r.chance(0.7) ? int64_t{1} : r.uniform(2, 3); };
+  Dims d{step()};
+  if (r.chance(0.5)) d.push_back(step());
+  return d;
+}
+
+// With probability p, one value of a pair argument set to `bad` (refused).
+void spoil(Rng& r, Dims& pair, double p, int64_t bad) {
+  if (!pair.empty() && r.chance(p)) pair[r.uniform(0, static_cast<int64_t>(pair.size()) - 1)] = bad;
+}
+
+// The value of a pair argument for dim i (0: H, 1: W).
+int64_t pair_at(const Dims& pair, size_t i) { return pair[i % pair.size()]; }
+
+// conv2d: groups 1..3, C = groups * 1..(6 / groups), weight [O, C / groups, kH, kW] with O =
+// groups * 1..3, bias [O] half the time, stride 1..3, padding 0..2, dilation 1..3, kernels 1..4
+// within the padded input. Now and then: groups 0 or -1, a channel count groups does not divide,
+// O not divisible by groups or 0, a kernel one past the padded input, a 3-D weight, a bias of
+// another shape or dtype, a weight of another dtype, a zero or negative stride, negative padding,
+// zero dilation.
+void conv_case(Rng& r, Case& c, const Known& known) {
+  const int64_t groups = r.chance(0.6) ? 1 : r.uniform(2, 3);
+  c.groups = r.chance(0.01) ? r.uniform(-1, 0) : groups;
+  const int64_t channels = groups * r.uniform(1, 6 / groups) + (r.chance(0.015) ? 1 : 0);
+  int64_t out = groups * r.uniform(1, 3);
+  if (r.chance(0.02)) out = r.chance(0.5) ? 0 : out + 1;
+  const Dims in_shape = window_shape(r, channels);
+  const auto hw = spatial(in_shape);
+  c.stride = random_pair(r, 1, 3);
+  c.padding = random_pair(r, 0, 2);
+  c.dilation = random_dilation(r);
+  Dims kernel(2), fits(2);  // fits: the largest kernel within the padded input, per dim
+  for (size_t i = 0; i < 2; ++i) {
+    fits[i] = (hw[i] + 2 * pair_at(c.padding, i) - 1) / pair_at(c.dilation, i) + 1;
+    kernel[i] = r.uniform(1, std::min<int64_t>(4, fits[i]));
+  }
+  if (r.chance(0.025)) {
+    const int64_t i = r.uniform(0, 1);
+    kernel[i] = fits[i] + 1;
+  }
+  spoil(r, c.stride, 0.015, r.uniform(-1, 0));
+  spoil(r, c.padding, 0.01, -1);
+  spoil(r, c.dilation, 0.01, 0);
+  Dims w_shape{out, channels / groups, kernel[0], kernel[1]};
+  if (r.chance(0.01)) w_shape.pop_back();
+  const DType d = window_dtype(r);
+  const Profile p = Profile::Small;  // sums of products stay small and (in float32) exact
+  c.inputs.push_back(make_input(r, d, in_shape, known, {true, true, p}));
+  c.inputs.push_back(
+      make_input(r, r.chance(0.975) ? d : window_dtype(r), w_shape, known, {true, true, p}));
+  if (r.chance(0.5)) {
+    Dims b_shape{out};
+    if (r.chance(0.03)) b_shape = r.chance(0.5) ? Dims{out + 1} : Dims{1, out};
+    c.inputs.push_back(
+        make_input(r, r.chance(0.98) ? d : window_dtype(r), b_shape, known, {true, true, p}));
+  }
+}
+
+// max_pool2d / avg_pool2d: max_pool2d's dilation 1..3; kernel 1..4 within the input (one number
+// a third of the time), padding within half the kernel, the default stride (the kernel) or 1..3,
+// ceil_mode; avg_pool2d's count_include_pad and divisor_override. Now and then: a kernel one past
+// the input (which may still fit the padded input), padding one over half the kernel, a zero or
+// negative kernel, stride or dilation, negative padding, a divisor_override of 0.
+void pool_case(Rng& r, Case& c, const Known& known) {
+  const bool max = c.op == Op::MaxPool2d;
+  const Dims in_shape = window_shape(r, r.uniform(1, 6));
+  const auto hw = spatial(in_shape);
+  if (max) c.dilation = random_dilation(r);
+  Dims fits(2);  // the largest kernel within the input, per dim
+  for (size_t i = 0; i < 2; ++i) fits[i] = (hw[i] - 1) / (max ? pair_at(c.dilation, i) : 1) + 1;
+  if (r.chance(0.35)) fits = {std::min(fits[0], fits[1])};
+  for (const int64_t fit : fits)
+    c.kernel.push_back(r.chance(0.025) ? fit + 1 : r.uniform(1, std::min<int64_t>(4, fit)));
+  c.padding.resize(c.kernel.size() == 1 && r.chance(0.5) ? 1 : 2);
+  for (size_t i = 0; i < c.padding.size(); ++i)
+    c.padding[i] = r.uniform(0, pair_at(c.kernel, i) / 2);
+  if (r.chance(0.03)) {
+    const size_t i = r.chance(0.5) ? 0 : c.padding.size() - 1;
+    c.padding[i] = pair_at(c.kernel, i) / 2 + 1;
+  }
+  if (r.chance(0.5)) c.stride = random_pair(r, 1, 3);
+  spoil(r, c.kernel, 0.015, r.uniform(-1, 0));
+  spoil(r, c.stride, 0.015, r.uniform(-1, 0));
+  spoil(r, c.padding, 0.01, -1);
+  spoil(r, c.dilation, 0.01, 0);
+  c.ceil_mode = r.chance(0.3);
+  if (!max) {
+    c.count_include_pad = r.chance(0.5);
+    const int64_t divisors[] = {1, 2, 3, 5, -2, -3, 0};  // not -1: INT64_MIN / -1 (window_int)
+    if (r.chance(0.2)) c.divisor_override = divisors[r.chance(0.07) ? 6 : r.uniform(0, 5)];
+  }
+  c.inputs.push_back(make_input(r, window_dtype(r), in_shape, known));
+}
+
+// adaptive_avg_pool2d: output sizes 1..9 (fewer or more than the input's; 1 x 1 a mean), one
+// number or (H, W); now and then 0 or -1. While Known::adaptive_nonfinite is skipped, most inputs
+// have their NaN and inf replaced by 100: most cases have one, and would be skipped.
+void adaptive_case(Rng& r, Case& c, const Known& known) {
+  const Dims in_shape = window_shape(r, r.uniform(1, 6));
+  c.output_size = r.chance(0.15) ? Dims{1} : random_pair(r, 1, 9);
+  spoil(r, c.output_size, 0.03, r.uniform(-1, 0));
+  Input in = make_input(r, window_dtype(r), in_shape, known);
+  if (known.adaptive_nonfinite && is_float(in.dtype) && r.chance(0.8))
+    for (V& v : in.values)
+      if (!std::isfinite(v.f)) v.f = 100;
+  c.inputs.push_back(in);
 }
 
 Op random_op(Rng& r) { return static_cast<Op>(r.uniform(0, kOpCount - 1)); }
@@ -825,6 +970,12 @@ Case generate_case(uint64_t seed, const Known& known) {
     const Dims s = shape();
     c.inputs.push_back(make_input(r, random_dtype(r), s, known));
     c.k = r.uniform(-4, 4);
+  } else if (op == Op::Conv2d) {
+    conv_case(r, c, known);
+  } else if (op == Op::MaxPool2d || op == Op::AvgPool2d) {
+    pool_case(r, c, known);
+  } else if (op == Op::AdaptiveAvgPool2d) {
+    adaptive_case(r, c, known);
   } else if (is_inplace(op)) {
     Dims s = shape();
     InputOpts o;

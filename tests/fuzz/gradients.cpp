@@ -13,8 +13,10 @@ namespace fuzz {
 namespace {
 
 // The ops autograd differentiates whose gradient is the same function on every device (ordering
-// ops are left out: which of equal elements gets the gradient is free).
+// ops are left out: which of equal elements gets the gradient is free), and conv2d and the pools
+// (max_pool2d's goes to the first largest element of a window, on every device).
 bool differentiable(Op op) {
+  if (is_window(op)) return true;
   static const Op kOps[] = {
       Op::Neg,       Op::Abs,           Op::Exp,      Op::Log,        Op::Sqrt,
       Op::Sin,       Op::Cos,           Op::Tanh,     Op::Sigmoid,    Op::Relu,
@@ -35,8 +37,10 @@ bool differentiable(Op op) {
 }
 
 // Those smooth at every finite input (no kinks, ties or poles on the fuzzer's value grid), whose
-// central differences are the derivative.
+// central differences are the derivative: conv2d and the average pools are linear (max_pool2d
+// has ties).
 bool smooth(Op op) {
+  if (is_window(op)) return op != Op::MaxPool2d;
   static const Op kOps[] = {
       Op::Neg,         Op::Exp,        Op::Sin,        Op::Cos,       Op::Tanh,       Op::Sigmoid,
       Op::Square,      Op::Expm1,      Op::Exp2,       Op::Erf,       Op::Erfc,       Op::Atan,

@@ -4,6 +4,7 @@
 #include "rounding.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -1675,6 +1676,306 @@ void run_triangle(Ctx& x) {
   });
 }
 
+// ---- conv2d and the 2-D pools, with PyTorch 2.15's CPU rules ----
+
+// A pair argument as torch's _pair: one value for both dims or (H, W).
+std::array<int64_t, 2> pair_of(const Dims& v) { return {v[0], v.size() > 1 ? v[1] : v[0]}; }
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// torch's pooling_output_shape (conv2d's size without ceil_mode): the windows that fit the padded
+// input; with ceil_mode one more where a partial window is left, as long as it starts inside the
+// input or its left padding.
+int64_t window_count(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t out = floor_div(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+// An input seen as `planes` of its last two dims, H x W (every leading dim, in order).
+struct Planes {
+  int64_t planes, h, w;
+  int64_t at(int64_t plane, int64_t r, int64_t q) const { return (plane * h + r) * w + q; }
+};
+Planes planes_of(const HostArray& a) {
+  const int64_t h = a.shape[a.shape.size() - 2], w = a.shape.back();
+  return {h * w == 0 ? 0 : numel_of(a.shape) / (h * w), h, w};
+}
+// The leading dims of `in` (all but the last `keep`), then the given ones.
+Dims with_tail(const Dims& in, size_t keep, const Dims& tail) {
+  Dims s(in.begin(), in.end() - static_cast<std::ptrdiff_t>(keep));
+  s.insert(s.end(), tail.begin(), tail.end());
+  return s;
+}
+
+// The accumulation of one output element: floating sums in double with the sum of |terms| (their
+// rounding bound), integer sums wrapping at 64 bits (then at the dtype, as torch's).
+struct Acc {
+  V sum;
+  double mag = 0;
+  void add(const V& a, DType d) {
+    if (is_float(d)) {
+      sum.f += a.f;
+      mag += std::fabs(a.f);
+    } else {
+      sum.i = wrap_add(sum.i, a.i);
+    }
+  }
+};
+V product(const V& a, const V& b, DType d) {
+  V r;
+  if (is_float(d))
+    r.f = a.f * b.f;
+  else
+    r.i = wrap_mul(a.i, b.i);
+  return r;
+}
+
+// An integer input the library refuses and torch's CPU kernels compute (Known::window_int): not
+// checked while the family is skipped.
+bool skip_window_int(Ctx& x, DType d) {
+  if (is_float(d) || !x.known.window_int) return false;
+  x.res.skip = true;
+  return true;
+}
+
+// conv2d: the cross-correlation of input [N, C, H, W] (or [C, H, W]) with weight [O, C / groups,
+// kH, kW], plus bias [O]. torch skips some checks for an empty batch (with N = 0 a bool input, a
+// weight of another dtype, a dilation of 0 or a dilated integer input other than int64 give an
+// empty result); we do not.
+void run_conv2d(Ctx& x) {
+  const Case& c = x.c;
+  const HostArray &a = x.in[0], &wt = x.in[1];
+  const HostArray* bias = x.in.size() > 2 ? &x.in[2] : nullptr;
+  if (a.shape.size() != 3 && a.shape.size() != 4) throw Raise{"conv2d input not 3-D or 4-D"};
+  if (wt.shape.size() != 4) throw Raise{"conv2d weight not 4-D"};
+  if (c.groups < 1) throw Raise{"non-positive groups"};
+  const auto s = pair_of(c.stride), p = pair_of(c.padding), d = pair_of(c.dilation);
+  for (int i = 0; i < 2; ++i) {
+    if (s[i] < 1) throw Raise{"non-positive stride"};
+    if (p[i] < 0) throw Raise{"negative padding"};
+    if (d[i] < 1) throw Raise{"non-positive dilation"};
+  }
+  const int64_t o = wt.shape[0], cg = wt.shape[1], kh = wt.shape[2], kw = wt.shape[3];
+  const int64_t channels = a.shape[a.shape.size() - 3];
+  if (kh < 1 || kw < 1) throw Raise{"kernel size 0"};
+  if (o % c.groups != 0) throw Raise{"out channels not divisible by groups"};
+  if (channels != cg * c.groups) throw Raise{"input channels do not match weight and groups"};
+  if (bias && bias->shape != Dims{o}) throw Raise{"bias not of shape [out_channels]"};
+  const Planes in = planes_of(a);
+  if (in.h + 2 * p[0] < d[0] * (kh - 1) + 1 || in.w + 2 * p[1] < d[1] * (kw - 1) + 1)
+    throw Raise{"kernel larger than the padded input"};
+  const DType dt = a.dtype;
+  if (dt == tl::kBool) throw Raise{"conv2d of bools"};
+  if (wt.dtype != dt) throw Raise{"weight of another dtype"};
+  if (bias && bias->dtype != dt) throw Raise{"bias of another dtype"};
+  // torch's dilated kernel takes floats and int64 only
+  if (!is_float(dt) && dt != tl::kInt64 && (d[0] > 1 || d[1] > 1))
+    throw Raise{"dilated conv2d of narrow integers"};
+  if (o == 0) {  // torch wants at least `groups` output channels (Known::conv_zero_out_channels)
+    if (x.known.conv_zero_out_channels) {
+      x.res.skip = true;
+      return;
+    }
+    throw Raise{"weight of 0 output channels"};
+  }
+  if (skip_window_int(x, dt)) return;
+  const int64_t oh = window_count(in.h, kh, s[0], p[0], d[0], false);
+  const int64_t ow = window_count(in.w, kw, s[1], p[1], d[1], false);
+  const int64_t n = a.shape.size() == 4 ? a.shape[0] : 1, og = o / c.groups;
+  HostArray& out = x.res.out;
+  out = {dt, with_tail(a.shape, 3, {o, oh, ow}), std::vector<V>(n * o * oh * ow)};
+  x.res.atol.assign(out.v.size(), 0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          Acc acc;
+          if (bias) acc.add(bias->v[oc], dt);
+          for (int64_t ic = 0; ic < cg; ++ic)
+            for (int64_t u = 0; u < kh; ++u)
+              for (int64_t v = 0; v < kw; ++v) {
+                const int64_t r = i * s[0] - p[0] + u * d[0], q = j * s[1] - p[1] + v * d[1];
+                if (r < 0 || r >= in.h || q < 0 || q >= in.w) continue;  // zero padding
+                const int64_t plane = b * channels + oc / og * cg + ic;
+                acc.add(
+                    product(a.v[in.at(plane, r, q)], wt.v[((oc * cg + ic) * kh + u) * kw + v], dt),
+                    dt);
+              }
+          const int64_t at = ((b * o + oc) * oh + i) * ow + j;
+          out.v[at] = finish(acc.sum, dt);
+          x.res.atol[at] = float_tol(dt, 4e-6, 1e-14) * acc.mag;
+        }
+}
+
+// The pools' geometry, torch's pool2d_shape_check and pooling_output_shape: a 3-D or 4-D input
+// with C, H and W non-empty; kernel, stride and dilation at least 1 (an empty stride is the
+// kernel); padding from 0 to half the dilated kernel; at least one window per dim.
+struct PoolGeom {
+  std::array<int64_t, 2> k, s, p, d;
+  int64_t oh = 0, ow = 0;
+};
+PoolGeom pool_geometry(const Case& c, const HostArray& a, const Dims& dilation) {
+  const size_t nd = a.shape.size();
+  if (nd != 3 && nd != 4) throw Raise{"pool input not 3-D or 4-D"};
+  for (size_t i = nd - 3; i < nd; ++i)
+    if (a.shape[i] == 0) throw Raise{"empty non-batch dim"};
+  PoolGeom g{pair_of(c.kernel), pair_of(c.stride.empty() ? c.kernel : c.stride), pair_of(c.padding),
+             pair_of(dilation)};
+  for (int i = 0; i < 2; ++i) {
+    if (g.k[i] < 1) throw Raise{"non-positive kernel size"};
+    if (g.s[i] < 1) throw Raise{"non-positive stride"};
+    if (g.d[i] < 1) throw Raise{"non-positive dilation"};
+    if (g.p[i] < 0) throw Raise{"negative padding"};
+    if (g.p[i] > ((g.k[i] - 1) * g.d[i] + 1) / 2) throw Raise{"padding over half the kernel"};
+  }
+  const Planes in = planes_of(a);
+  g.oh = window_count(in.h, g.k[0], g.s[0], g.p[0], g.d[0], c.ceil_mode);
+  g.ow = window_count(in.w, g.k[1], g.s[1], g.p[1], g.d[1], c.ceil_mode);
+  if (g.oh < 1 || g.ow < 1) throw Raise{"pool output below 1"};
+  return g;
+}
+
+// max_pool2d: the largest element of each window, padding as -inf (an integer dtype's minimum),
+// NaN winning. torch's max_pool2d checks padding against half the kernel itself, not the dilated
+// one (Known::max_pool_padding where the two differ).
+void run_max_pool2d(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const PoolGeom g = pool_geometry(x.c, a, x.c.dilation);
+  const DType dt = a.dtype;
+  if (dt == tl::kBool) throw Raise{"max_pool2d of bools"};
+  if (g.p[0] > g.k[0] / 2 || g.p[1] > g.k[1] / 2) {
+    if (x.known.max_pool_padding) {
+      x.res.skip = true;
+      return;
+    }
+    throw Raise{"padding over half the (undilated) kernel"};
+  }
+  if (skip_window_int(x, dt)) return;
+  const Planes in = planes_of(a);
+  HostArray& out = x.res.out;
+  out = {dt, with_tail(a.shape, 2, {g.oh, g.ow}), std::vector<V>(in.planes * g.oh * g.ow)};
+  for (int64_t pl = 0; pl < in.planes; ++pl)
+    for (int64_t i = 0; i < g.oh; ++i)
+      for (int64_t j = 0; j < g.ow; ++j) {
+        V best;
+        best.f = -kInf;
+        best.i = int_lo(dt);
+        for (int64_t u = 0; u < g.k[0]; ++u)
+          for (int64_t v = 0; v < g.k[1]; ++v) {
+            const int64_t r = i * g.s[0] - g.p[0] + u * g.d[0];
+            const int64_t q = j * g.s[1] - g.p[1] + v * g.d[1];
+            if (r < 0 || r >= in.h || q < 0 || q >= in.w) continue;
+            const V e = a.v[in.at(pl, r, q)];
+            if (!is_float(dt)) {
+              best.i = std::max(best.i, e.i);
+            } else if (!std::isnan(best.f) && (std::isnan(e.f) || e.f > best.f)) {
+              best.f = e.f;
+            }
+          }
+        out.v[(pl * g.oh + i) * g.ow + j] = best;
+      }
+}
+
+// avg_pool2d: each window's sum over the input (zero padding) divided by divisor_override, by the
+// window's size clipped to the padded input (count_include_pad) or by its elements inside the
+// input, torch's divisors. torch's CPU kernel takes int64 (Known::window_int): the sum wraps and
+// the division truncates.
+void run_avg_pool2d(Ctx& x) {
+  const Case& c = x.c;
+  const HostArray& a = x.in[0];
+  if (c.divisor_override == 0) throw Raise{"divisor_override of 0"};
+  const PoolGeom g = pool_geometry(c, a, {1});
+  const DType dt = a.dtype;
+  if (!is_float(dt) && dt != tl::kInt64) throw Raise{"avg_pool2d of a dtype torch refuses"};
+  if (skip_window_int(x, dt)) return;
+  const Planes in = planes_of(a);
+  HostArray& out = x.res.out;
+  out = {dt, with_tail(a.shape, 2, {g.oh, g.ow}), std::vector<V>(in.planes * g.oh * g.ow)};
+  x.res.atol.assign(out.v.size(), 0);
+  for (int64_t pl = 0; pl < in.planes; ++pl)
+    for (int64_t i = 0; i < g.oh; ++i)
+      for (int64_t j = 0; j < g.ow; ++j) {
+        const int64_t h0 = i * g.s[0] - g.p[0], w0 = j * g.s[1] - g.p[1];
+        const int64_t h1 = std::min(h0 + g.k[0], in.h + g.p[0]);
+        const int64_t w1 = std::min(w0 + g.k[1], in.w + g.p[1]);
+        const int64_t r0 = std::max<int64_t>(h0, 0), r1 = std::min(h1, in.h);
+        const int64_t q0 = std::max<int64_t>(w0, 0), q1 = std::min(w1, in.w);
+        Acc acc;
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t q = q0; q < q1; ++q) acc.add(a.v[in.at(pl, r, q)], dt);
+        const int64_t divisor = c.divisor_override    ? *c.divisor_override
+                                : c.count_include_pad ? (h1 - h0) * (w1 - w0)
+                                                      : (r1 - r0) * (q1 - q0);
+        const int64_t at = (pl * g.oh + i) * g.ow + j;
+        V r;
+        if (is_float(dt))
+          r.f = acc.sum.f / static_cast<double>(divisor);
+        else
+          r.i = acc.sum.i / divisor;
+        out.v[at] = finish(r, dt);
+        x.res.atol[at] =
+            float_tol(dt, 4e-6, 1e-14) * acc.mag / std::fabs(static_cast<double>(divisor));
+      }
+}
+
+// adaptive_avg_pool2d: window i of n over a size-s dim covers [floor(i s / n), ceil((i + 1) s /
+// n)). torch takes output sizes >= 0 and computes 1 x 1 as a mean over the last two dims (any
+// input of 2 dims or more; a 2-D one only with output_size a number, Python refusing a list for
+// it), both refused by the library (Known::adaptive_output). It skips its dtype check for an empty
+// batch and checks only H and W for emptiness, which we do not. The library averages through two
+// matmuls with 1 / count weights rounded to the dtype: a float16 result carries up to three
+// roundings of the mean |x| (the weights, the first product, the second), so twice the sums'
+// tolerance.
+void run_adaptive_avg_pool2d(Ctx& x) {
+  const HostArray& a = x.in[0];
+  const Dims& os = x.c.output_size;
+  const auto size = pair_of(os);
+  const size_t nd = a.shape.size();
+  if (size[0] < 0 || size[1] < 0) throw Raise{"negative output size"};
+  const bool open =
+      size[0] == 0 || size[1] == 0 || (size[0] == 1 && size[1] == 1 && nd != 3 && nd != 4);
+  if (size[0] == 1 && size[1] == 1) {
+    if (nd < 2 || (nd == 2 && os.size() == 2)) throw Raise{"mean over the last two dims of < 3-D"};
+    if (!is_float(a.dtype)) throw Raise{"mean of a non-floating tensor"};
+  } else {
+    if (nd != 3 && nd != 4) throw Raise{"adaptive_avg_pool2d input not 3-D or 4-D"};
+    for (size_t i = nd - 3; i < nd; ++i)  // torch: H and W (an empty C returns an empty result)
+      if (a.shape[i] == 0) throw Raise{"empty non-batch dim"};
+    if (!open && !is_float(a.dtype)) throw Raise{"adaptive_avg_pool2d of a non-floating tensor"};
+  }
+  if (open && x.known.adaptive_output) {
+    x.res.skip = true;
+    return;
+  }
+  const DType dt = a.dtype;
+  const Planes in = planes_of(a);
+  if (x.known.adaptive_nonfinite &&
+      (in.h % std::max<int64_t>(size[0], 1) != 0 || in.w % std::max<int64_t>(size[1], 1) != 0))
+    for (const V& v : a.v)
+      if (is_float(dt) && !std::isfinite(v.f)) {
+        x.res.skip = true;
+        return;
+      }
+  HostArray& out = x.res.out;
+  out = {dt, with_tail(a.shape, 2, {size[0], size[1]}),
+         std::vector<V>(in.planes * size[0] * size[1])};
+  x.res.atol.assign(out.v.size(), 0);
+  for (int64_t pl = 0; pl < in.planes; ++pl)
+    for (int64_t i = 0; i < size[0]; ++i)
+      for (int64_t j = 0; j < size[1]; ++j) {
+        const int64_t r0 = i * in.h / size[0], r1 = ((i + 1) * in.h + size[0] - 1) / size[0];
+        const int64_t q0 = j * in.w / size[1], q1 = ((j + 1) * in.w + size[1] - 1) / size[1];
+        Acc acc;
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t q = q0; q < q1; ++q) acc.add(a.v[in.at(pl, r, q)], dt);
+        const double count = static_cast<double>((r1 - r0) * (q1 - q0));
+        const int64_t at = (pl * size[0] + i) * size[1] + j;
+        out.v[at] = finish(V{0, acc.sum.f / count}, dt);
+        x.res.atol[at] = 2 * float_tol(dt, 4e-6, 1e-14) * acc.mag / count;
+      }
+}
+
 // torch.can_cast: no floating -> integral and no non-bool -> bool.
 bool can_cast(DType from, DType to) {
   if (is_float(from)) return is_float(to);
@@ -2272,6 +2573,14 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_roll(x);
     else if (op == Op::Tril || op == Op::Triu)
       run_triangle(x);
+    else if (op == Op::Conv2d)
+      run_conv2d(x);
+    else if (op == Op::MaxPool2d)
+      run_max_pool2d(x);
+    else if (op == Op::AvgPool2d)
+      run_avg_pool2d(x);
+    else if (op == Op::AdaptiveAvgPool2d)
+      run_adaptive_avg_pool2d(x);
     else if (op == Op::Reshape || op == Op::View)
       run_reshape(x);
     else if (op == Op::Copy || op == Op::Fill)
@@ -2297,7 +2606,8 @@ RefResult run_reference(const Case& c, const Known& known) {
   const bool arithmetic = (c.op >= Op::Exp && c.op <= Op::Sigmoid) ||
                           (c.op >= Op::Add && c.op <= Op::Pow) || c.op == Op::Sum ||
                           c.op == Op::Mean || c.op == Op::Prod || c.op == Op::Matmul ||
-                          c.op == Op::Outer || c.op == Op::Addmm;
+                          c.op == Op::Outer || c.op == Op::Addmm || c.op == Op::Conv2d ||
+                          c.op == Op::AvgPool2d || c.op == Op::AdaptiveAvgPool2d;
   if (!res.raises && arithmetic && is_half(res.out.dtype))
     res.rtol = std::max(res.rtol, half_tol(res.out.dtype));
   return res;

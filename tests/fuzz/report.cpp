@@ -214,6 +214,24 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
        << list(c.dims) << ")";
   } else if (op == Op::Tril || op == Op::Triu) {
     os << "tl::" << op_name(op) << "(in0, " << c.k << ")";
+  } else if (op == Op::Conv2d) {
+    os << "tl::conv2d(in0, in1, " << (c.inputs.size() > 2 ? "in2" : "tl::Tensor()") << ", "
+       << list(c.stride) << ", " << list(c.padding) << ", " << list(c.dilation) << ", " << c.groups
+       << ")";
+  } else if (op == Op::MaxPool2d) {
+    os << "tl::max_pool2d(in0, " << list(c.kernel) << ", " << list(c.stride) << ", "
+       << list(c.padding) << ", " << list(c.dilation) << ", " << (c.ceil_mode ? "true" : "false")
+       << ")";
+  } else if (op == Op::AvgPool2d) {
+    os << "tl::avg_pool2d(in0, " << list(c.kernel) << ", " << list(c.stride) << ", "
+       << list(c.padding) << ", " << (c.ceil_mode ? "true" : "false") << ", "
+       << (c.count_include_pad ? "true" : "false") << ", "
+       << (c.divisor_override
+               ? "std::optional<int64_t>(" + std::to_string(*c.divisor_override) + ")"
+               : std::string("std::nullopt"))
+       << ")";
+  } else if (op == Op::AdaptiveAvgPool2d) {
+    os << "tl::adaptive_avg_pool2d(in0, " << list(c.output_size) << ")";
   } else if (op == Op::To) {
     os << "in0.to(" << dtype_const(c.target) << ")";
   } else if (op == Op::Clone || op == Op::Contiguous) {

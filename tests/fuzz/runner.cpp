@@ -405,6 +405,16 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
       return tl::tril(t(0), c.k);
     case Op::Triu:
       return tl::triu(t(0), c.k);
+    case Op::Conv2d:
+      return tl::conv2d(t(0), t(1), in.size() > 2 ? t(2) : tl::Tensor(), c.stride, c.padding,
+                        c.dilation, c.groups);
+    case Op::MaxPool2d:
+      return tl::max_pool2d(t(0), c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
+    case Op::AvgPool2d:
+      return tl::avg_pool2d(t(0), c.kernel, c.stride, c.padding, c.ceil_mode, c.count_include_pad,
+                            c.divisor_override);
+    case Op::AdaptiveAvgPool2d:
+      return tl::adaptive_avg_pool2d(t(0), c.output_size);
     case Op::To:
       return t(0).to(c.target);
     case Op::Clone:

@@ -61,6 +61,11 @@ ACTIVATION = {"silu": torch.nn.functional.silu, "softplus": torch.nn.functional.
               "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}
 
 
+def pair(v):
+    """A pair argument as the fuzzer gives it: one number, (H, W), or None for [] (a default)."""
+    return None if not v else v[0] if len(v) == 1 else tuple(v)
+
+
 def binary(op, a, b, a_t, b_t):
     if op in BIN:
         return BIN[op](a, b)
@@ -209,6 +214,20 @@ def run(c):
         return torch.roll(ins[0], c["shifts"], c["dims"])
     if op in ("tril", "triu"):
         return getattr(torch, op)(ins[0], c["k"])
+    if op == "conv2d":
+        return torch.nn.functional.conv2d(ins[0], ins[1], ins[2] if len(ins) > 2 else None,
+                                          pair(c["stride"]), pair(c["padding"]),
+                                          pair(c["dilation"]), c["groups"])
+    if op == "max_pool2d":  # stride [] is torch's default (the kernel)
+        return torch.nn.functional.max_pool2d(ins[0], pair(c["kernel"]), pair(c["stride"]),
+                                              pair(c["padding"]), pair(c["dilation"]),
+                                              bool(c["ceil_mode"]))
+    if op == "avg_pool2d":
+        return torch.nn.functional.avg_pool2d(ins[0], pair(c["kernel"]), pair(c["stride"]),
+                                              pair(c["padding"]), bool(c["ceil_mode"]),
+                                              bool(c["count_include_pad"]), c["divisor_override"])
+    if op == "adaptive_avg_pool2d":
+        return torch.nn.functional.adaptive_avg_pool2d(ins[0], pair(c["output_size"]))
     if op == "to":
         return ins[0].to(DT[c["target"]])
     if op in ("clone", "contiguous"):
