@@ -285,6 +285,27 @@ TEST_CASE("conv2d and pooling: gradients against finite differences, second ones
   }
 }
 
+TEST_CASE("adaptive_avg_pool2d: NaN and inf stay in the windows that hold them") {
+  // Averaging matrices spread them to every window through 0 * inf (the fuzzer's
+  // adaptive_nonfinite); torch gives [0, 0, -inf, -inf, -inf] in each of the 3 rows.
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const tl::Device device : tl_test::test_devices()) {
+    INFO(device.str());
+    const tl::Tensor x = tl::from_vector<float>({0.0f, -INFINITY}, {1, 1, 1, 2}).to(device);
+    const std::vector<double> row = {0, 0, -inf, -inf, -inf};
+    std::vector<double> want;
+    for (int r = 0; r < 3; ++r) want.insert(want.end(), row.begin(), row.end());
+    CHECK(values_of(tl::adaptive_avg_pool2d(x, {3, 5})) == want);
+    const tl::Tensor n = tl::from_vector<double>({1, NAN, 2, 3, 4, 5}, {1, 2, 3}).to(device);
+    const std::vector<double> got = values_of(tl::adaptive_avg_pool2d(n, {2, 2}));
+    // windows over W of 3 into 2: {0, 1} and {1, 2}; over H of 2 into 2: one row each
+    CHECK(std::isnan(got[0]));
+    CHECK(std::isnan(got[1]));
+    CHECK(got[2] == doctest::Approx(3.5));
+    CHECK(got[3] == doctest::Approx(4.5));
+  }
+}
+
 TEST_CASE("trusted indices: bounds from the registry until the storage is written") {
   // conv2d's and the pools' im2col index is registered (no range pass, no device wait per call);
   // a write to a trusted index drops the trust, so its values are checked again.

@@ -1,5 +1,5 @@
 // 2-D pooling over the gathered windows (ops/window.h): max and mean along the taps, and the
-// adaptive mean as a mean, an exact pooling or two averaging matmuls; all recorded ops.
+// adaptive mean as a mean, an exact pooling or a gathered window sum per dim; all recorded ops.
 #include "tensorlet/ops/pooling.h"
 
 #include <algorithm>
@@ -8,6 +8,9 @@
 
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
+#include "tensorlet/ops/index_range.h"
+#include "tensorlet/ops/indexing.h"
+#include "tensorlet/ops/joining.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/ops/window.h"
@@ -74,15 +77,39 @@ std::vector<double> avg_divisors(const detail::Window2d& w, bool count_include_p
   return out;
 }
 
-// [n, size] rows averaging torch's adaptive windows of a size-`size` dim cut into n.
-Tensor averaging_matrix(int64_t n, int64_t size, DType dtype, Device device) {
-  std::vector<double> m(static_cast<size_t>(n * size), 0.0);
+// The mean of torch's adaptive windows along `dim` (-2 or -1) of x, its size cut into n: window i
+// covers [floor(i size / n), ceil((i + 1) size / n)). Every window's elements are gathered by one
+// index_select (a shorter window's missing taps read an appended zero) and summed, then divided
+// by the window's length: a NaN or inf reaches only the windows that hold it (averaging matrices,
+// the former path, spread it to all through 0 * inf).
+Tensor adaptive_mean(const Tensor& x, int64_t dim, int64_t n) {
+  const int64_t size = x.size(dim);
+  int64_t taps = 0;
+  for (int64_t i = 0; i < n; ++i)
+    taps = std::max(taps, ((i + 1) * size + n - 1) / n - i * size / n);
+  std::vector<int64_t> index(static_cast<size_t>(n * taps));
+  std::vector<double> lengths(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t start = i * size / n, end = ((i + 1) * size + n - 1) / n;
-    for (int64_t r = start; r < end; ++r)
-      m[static_cast<size_t>(i * size + r)] = 1.0 / static_cast<double>(end - start);
+    lengths[static_cast<size_t>(i)] = static_cast<double>(end - start);
+    for (int64_t t = 0; t < taps; ++t)
+      index[static_cast<size_t>(i * taps + t)] = start + t < end ? start + t : size;
   }
-  return from_vector(m, {n, size}).to(TensorOptions(dtype).device(device));
+  const Tensor positions = from_vector(index, {n * taps}).to(x.device());
+  trust_index_values(positions, 0, size);  // built here: no range pass, no device wait
+  const size_t d = static_cast<size_t>(x.dim() + dim);
+  std::vector<int64_t> pad_shape(static_cast<size_t>(x.dim())), windows, length_shape;
+  for (size_t i = 0; i < pad_shape.size(); ++i) {
+    pad_shape[i] = i == d ? 1 : x.size(static_cast<int64_t>(i));
+    windows.push_back(i == d ? n : x.size(static_cast<int64_t>(i)));
+    if (i == d) windows.push_back(taps);
+    length_shape.push_back(i == d ? n : 1);
+  }
+  const TensorOptions options = TensorOptions(x.dtype()).device(x.device());
+  const Tensor padded = cat({x, zeros(Shape(pad_shape), options)}, dim);
+  const Tensor sums =
+      sum(index_select(padded, dim, positions).view(Shape(windows)), static_cast<int64_t>(d) + 1);
+  return sums / from_vector(lengths, Shape(length_shape)).to(options);
 }
 
 }  // namespace
@@ -138,9 +165,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   if (size[0] == 1 && size[1] == 1) return mean(input, {-2, -1}, true);
   if (h % size[0] == 0 && w % size[1] == 0)  // every window the same: a plain pooling
     return avg_pool2d(input, {h / size[0], w / size[1]});
-  const Tensor rows = averaging_matrix(size[0], h, input.dtype(), input.device());
-  const Tensor cols = averaging_matrix(size[1], w, input.dtype(), input.device());
-  return matmul(matmul(rows, input), cols.t());
+  return adaptive_mean(adaptive_mean(input, -2, size[0]), -1, size[1]);
 }
 
 }  // namespace tensorlet

@@ -26,7 +26,8 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 // The mean over output_size (H_out, W_out, or one value for both) windows spanning the input as
 // torch's: window i of n over a size-s dim covers [floor(i s / n), ceil((i + 1) s / n)). Computed
-// as two matmuls with the windows' averaging matrices (a mean when the output is 1 x 1).
+// one dim at a time, each window's elements gathered and summed then divided by its length (a
+// mean when the output is 1 x 1): a NaN or inf stays in the windows that hold it, as torch's.
 Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size);
 
 }  // namespace tensorlet

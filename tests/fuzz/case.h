@@ -269,9 +269,9 @@ struct Known {
   // dims); the library refuses both.
   bool adaptive_output = true;
   // adaptive_avg_pool2d of an input with NaN or inf whose H or W the output size does not divide:
-  // the library's averaging matmuls multiply it by the 0 weights of the other windows, so NaN
-  // reaches them (torch: only the windows holding it).
-  bool adaptive_nonfinite = true;
+  // the library's averaging matmuls multiplied it by the 0 weights of the other windows, so NaN
+  // reached them (torch: only the windows holding it). Fixed: each window's own elements summed.
+  bool adaptive_nonfinite = false;
 };
 // Sets the flag NAME to `on`; false when there is no such family ("all" names every one).
 bool set_known(Known& known, const std::string& name, bool on);
