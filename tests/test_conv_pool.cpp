@@ -443,6 +443,14 @@ TEST_CASE("bad input: conv2d and pooling") {
   check_throws<tl::ShapeError>([&] { (void)tl::max_pool2d(x, 2, 2, 2); },
                                "pad should be at most half");
   check_throws<tl::ShapeError>([&] { (void)tl::max_pool2d(x, 9); }, "too small");
+  // torch's half of the kernel, not of the dilated kernel; a weight of no output channels.
+  check_throws<tl::ShapeError>([&] { (void)tl::max_pool2d(x, 2, 1, 2, 3); },
+                               "pad should be at most half");
+  check_throws<tl::ShapeError>(
+      [&] {
+        (void)tl::conv2d(x, tl::empty({0, x.size(1), 1, 1}));
+      },
+      "at least 1 at dimension 0");
   check_throws<tl::ShapeError>([&] { (void)tl::max_pool2d(x.flatten(), 2); }, "3D or 4D");
   check_throws<tl::ShapeError>(
       [&] {

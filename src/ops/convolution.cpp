@@ -32,6 +32,10 @@ void check_operands(const Tensor& input, const Tensor& weight, const Tensor& bia
            ") and weight (", weight.device(), ") should be on the same device");
   const int64_t out_channels = weight.size(0);
   const int64_t channels = input.size(input.dim() - 3);
+  // torch wants at least `groups` output channels (a weight of 0 gives no empty result there).
+  TL_CHECK(out_channels >= groups, ShapeError, kOp, "Given groups=", groups,
+           ", expected weight to be at least ", groups, " at dimension 0, but got weight of size ",
+           weight.shape(), " instead");
   TL_CHECK(out_channels % groups == 0, ShapeError, kOp,
            "out_channels must be divisible by groups, got weight of size ", weight.shape(),
            " and groups=", groups);

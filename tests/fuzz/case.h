@@ -259,11 +259,11 @@ struct Known {
   // dtype, avg_pool2d of int64; integers wrap, avg_pool2d divides truncating).
   bool window_int = true;
   // max_pool2d padding over half the kernel but within half the dilated kernel: torch checks
-  // pad <= kernel / 2, the library pad <= ((kernel - 1) * dilation + 1) / 2.
-  bool max_pool_padding = true;
+  // pad <= kernel / 2, the library checked pad <= ((kernel - 1) * dilation + 1) / 2 (fixed).
+  bool max_pool_padding = false;
   // conv2d with a weight of 0 output channels: torch raises (at least `groups` needed), the
-  // library returns an empty result.
-  bool conv_zero_out_channels = true;
+  // library returned an empty result (fixed).
+  bool conv_zero_out_channels = false;
   // adaptive_avg_pool2d with an output size of 0 (torch: an empty result) or of 1 x 1 on a 5-D
   // input or on a 2-D one with output_size a single number (torch: the mean over the last two
   // dims); the library refuses both.
