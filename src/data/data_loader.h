@@ -58,10 +58,14 @@ struct DataLoaderOptions {
   bool drop_last_ = false;
   std::optional<Generator> generator_;
   std::optional<Device> device_;
-  std::optional<size_t> prefetch_;
+  // kAutoPrefetch: the default above. (A plain size_t: an std::optional here made GCC 12's ASan
+  // build warn of an uninitialized Generator in the options' copy.)
+  static constexpr size_t kAutoPrefetch = static_cast<size_t>(-1);
+  size_t prefetch_ = kAutoPrefetch;
   // The prefetch depth in effect.
   size_t prefetch_depth() const {
-    return prefetch_ ? *prefetch_ : (device_ && device_->is_cuda() ? 2 : 0);
+    if (prefetch_ != kAutoPrefetch) return prefetch_;
+    return device_ && device_->is_cuda() ? 2 : 0;
   }
 };
 
