@@ -21,7 +21,7 @@ void unary_backward_out(UnaryOp op, const Tensor& grad, const Tensor& saved, con
 // has grad's shape (reduce_to brings it to the operand's); it records nothing.
 Tensor binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b);
 // The same into `out`, contiguous, of grad's dtype, shape and device (tests poison it first).
-void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a,
-                         const Tensor& b, const Tensor& out);
+void binary_backward_out(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
+                         const Tensor& out);
 
 }  // namespace tensorlet::autograd
