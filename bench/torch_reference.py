@@ -485,6 +485,22 @@ def adamw():
     torch.cuda.empty_cache()
 
 
+def cross_entropy():
+    """T4: F.cross_entropy(x, t) forward + backward on [4096, 128256], float32 and bfloat16
+    (bench_cuda's T4 times tensorlet's fused kernels on the same shapes)."""
+    for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        x = (torch.rand(4096, 128256, device="cuda") * 8 - 4).to(dtype).requires_grad_()
+        t = torch.randint(0, 128256, (4096,), device="cuda")
+
+        def step():
+            loss = torch.nn.functional.cross_entropy(x, t)
+            torch.autograd.grad(loss, x)
+        (ms,) = medians([events(step)])
+        row("T4", f"cross_entropy fwd+bwd [4096, 128256] {name}", ms * 1e3, "ms")
+        del x
+        torch.cuda.empty_cache()
+
+
 def read_ours(paths):
     """bench_cuda's and bench_cpu's table rows as {(id, n-th row of that id): (value, unit)}."""
     ours, seen = {}, {}
@@ -496,7 +512,7 @@ def read_ours(paths):
 def ours_of(path, ours, seen):
     """Adds one log's rows to ours."""
     # The first "<number> <unit>" after the id is the "ours" column; no workload name holds one.
-    pattern = re.compile(r"^(G\d|H\d|O\d|C\d|A\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|GFLOP/s|TFLOP/s)\s")
+    pattern = re.compile(r"^(G\d|H\d|O\d|C\d|A\d|T\d|TF32)\s.*?\s([0-9.]+) (us|ms|GB/s|GFLOP/s|TFLOP/s)\s")
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             m = pattern.match(line)
@@ -560,7 +576,7 @@ def main():
                 ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
                 ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
                 ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
-                ("A3", unary_backward), ("T3", adamw),
+                ("A3", unary_backward), ("T3", adamw), ("T4", cross_entropy),
                 ("C3 C4 C5 C6 C8", cpu_rows)]
     wanted = set(args.rows.upper().split())
     for ids, section in sections:

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "gradcheck.h"
@@ -254,7 +255,8 @@ TEST_CASE("bad input: nn losses, a target out of range on CUDA names the loss") 
         [&] {
           (void)F::cross_entropy(x, labels({0, bad, 1, 1}, {4}).cuda()).item<float>();
         },
-        "[tl::nn::functional::cross_entropy] Target out of bounds");
+        "[tl::nn::functional::cross_entropy] Target " + std::to_string(bad) +
+            " is out of bounds (3 classes)");
   check_throws<tl::IndexError>(
       [&] {
         (void)F::nll_loss(x, labels({0, 7, 1, 1}, {4}).cuda()).item<float>();

@@ -5,6 +5,7 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/cross_entropy_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/tensor/autograd_hooks.h"
 #include "tensorlet/tensor/dim_list.h"
@@ -40,6 +41,13 @@ void record_where(const Tensor& cond, const Tensor& a, const Tensor& b, const Te
 void record_cat(const std::vector<Tensor>& tensors, int64_t dim, const Tensor& out);
 // softmax / log_softmax of x along dim (wrapped), y = out.
 void record_softmax(bool log, const Tensor& x, int64_t dim, const Tensor& out);
+
+// The fused cross entropy's row losses `out` of x (nn/fused_cross_entropy.h), with the kernel's
+// other inputs (target, weight, weight_total: contiguous) and its lse, so the backward is one more
+// kernel (Backend::cross_entropy_backward), or with create_graph the formula as recorded ops.
+void record_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& weight,
+                          const Tensor& weight_total, const Tensor& lse,
+                          const CrossEntropyArgs& args, const Tensor& out);
 
 // Views and shape ops (tensor/autograd_hooks.h's kinds and arguments, reached through its hook):
 // the gradient takes the inverse path back to the input's shape.

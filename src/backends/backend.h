@@ -8,6 +8,7 @@
 
 #include "tensorlet/backends/math/binary_backward_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/cross_entropy_ops.h"
 #include "tensorlet/backends/math/optimizer_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
 #include "tensorlet/backends/math/scan_ops.h"
@@ -123,6 +124,23 @@ class Backend {
   // step.momentum is 0.
   virtual void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                          const std::vector<Tensor>& momentum_buffers, const SgdStep& step) = 0;
+  // Cross entropy of class-index targets, one row of x at a time (backends/math/cross_entropy_ops.h
+  // has the formulas): x [args.rows, args.classes] contiguous and floating; target [rows] int64;
+  // weight undefined or [classes] of x's dtype; weight_total undefined or a 0-dim tensor holding
+  // sum(weight) (read with smoothing and a weight only); loss, row_weight (w_t, 0 where ignored)
+  // and lse [rows] of the accumulation dtype (float64 for float64 x, else float32); all contiguous
+  // on this device. A target out of range that is not ignore_index: the CPU's front-end checked
+  // before; CUDA reports it as a device error (IndexOutOfRange) and treats the row as ignored.
+  virtual void cross_entropy_forward(const Tensor& x, const Tensor& target, const Tensor& weight,
+                                     const Tensor& weight_total, const CrossEntropyArgs& args,
+                                     const Tensor& loss, const Tensor& row_weight,
+                                     const Tensor& lse) = 0;
+  // dx [rows, classes] (x's dtype, fresh and contiguous) from grad [rows] (the loss's dtype) and
+  // the forward's lse: one pass over x, 0 on rows whose target does not count.
+  virtual void cross_entropy_backward(const Tensor& grad, const Tensor& x, const Tensor& target,
+                                      const Tensor& weight, const Tensor& weight_total,
+                                      const Tensor& lse, const CrossEntropyArgs& args,
+                                      const Tensor& dx) = 0;
   // out = ((in[0] + in[1]) + in[2]) + ...: 2 or more floating inputs of out's dtype and shape on
   // its device, all contiguous as out is (out may be in[0]'s memory). Each step rounds to the
   // dtype, as a chain of adds does, so the sum is the chain's bit for bit, in one pass (autograd

@@ -1,11 +1,13 @@
 // The losses: argument checks naming the function called, then torch's formulas as recorded ops
-// (so their gradients are autograd's), then the reduction.
+// (so their gradients are autograd's), then the reduction; cross_entropy of class indices is
+// one fused kernel each way instead (nn/fused_cross_entropy.h).
 #include "tensorlet/nn/loss.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tensorlet/nn/fused_cross_entropy.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/numerics.h"
@@ -13,6 +15,7 @@
 #include "tensorlet/tensor/broadcast.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/grad_mode.h"
+#include "tensorlet/tensor/op_scope.h"
 
 namespace tensorlet::nn {
 
@@ -167,6 +170,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
   constexpr const char* op = "tl::nn::functional::cross_entropy";
+  profiler::OpScope scope(op);
   check_floating(input, "input", op);
   check_defined(target, op);
   TL_CHECK(label_smoothing >= 0 && label_smoothing <= 1, Error, op,
@@ -199,6 +203,28 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     return reduced(neg(sum(terms, {dim})), reduction);
   }
   check_class_target(input, target, weight, ignore_index, op);
+  // Class indices: log_softmax and nll in one kernel each way (nn/fused_cross_entropy.h), the
+  // classes moved last for [N, C, d1, ...]. A weight that wants a gradient takes the ops below.
+  if (!(weight.defined() && weight.requires_grad())) {
+    const Tensor rows = input.dim() == 1   ? input.unsqueeze(0)
+                        : input.dim() == 2 ? input
+                                           : input.movedim(1, -1).reshape({-1, classes});
+    const RowLosses r =
+        fused_cross_entropy_rows(rows, target.reshape({-1}), weight, ignore_index, label_smoothing);
+    Tensor loss;
+    switch (reduction) {
+      case Reduction::None:
+        loss = r.loss.view(target.shape());
+        break;
+      case Reduction::Sum:
+        loss = sum(r.loss);
+        break;
+      case Reduction::Mean:
+        loss = sum(r.loss) / sum(r.weight);
+        break;
+    }
+    return loss.to(input.dtype());
+  }
   const Tensor logp = log_softmax(input, dim);
   const PickedLoss nll = picked_nll(logp, target, weight, ignore_index, op);
   if (label_smoothing == 0) return reduce_weighted(nll, reduction);

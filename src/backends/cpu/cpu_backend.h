@@ -32,6 +32,14 @@ class CpuBackend final : public Backend {
   void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                  const std::vector<Tensor>& momentum_buffers,
                  const SgdStep& step) override;  // cpu_optimizer.cpp
+  void cross_entropy_forward(const Tensor& x, const Tensor& target, const Tensor& weight,
+                             const Tensor& weight_total, const CrossEntropyArgs& args,
+                             const Tensor& loss, const Tensor& row_weight,
+                             const Tensor& lse) override;  // cpu_cross_entropy.cpp
+  void cross_entropy_backward(const Tensor& grad, const Tensor& x, const Tensor& target,
+                              const Tensor& weight, const Tensor& weight_total, const Tensor& lse,
+                              const CrossEntropyArgs& args,
+                              const Tensor& dx) override;  // cpu_cross_entropy.cpp
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,

@@ -101,6 +101,19 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(params.front()));
     cuda::fused_sgd(params, grads, momentum_buffers, step);
   }
+  void cross_entropy_forward(const Tensor& x, const Tensor& target, const Tensor& weight,
+                             const Tensor& weight_total, const CrossEntropyArgs& args,
+                             const Tensor& loss, const Tensor& row_weight,
+                             const Tensor& lse) override {
+    OnDevice on_device(cuda_index_of(x));
+    cuda::cross_entropy_forward(x, target, weight, weight_total, args, loss, row_weight, lse);
+  }
+  void cross_entropy_backward(const Tensor& grad, const Tensor& x, const Tensor& target,
+                              const Tensor& weight, const Tensor& weight_total, const Tensor& lse,
+                              const CrossEntropyArgs& args, const Tensor& dx) override {
+    OnDevice on_device(cuda_index_of(x));
+    cuda::cross_entropy_backward(grad, x, target, weight, weight_total, lse, args, dx);
+  }
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override {
     OnDevice on_device(cuda_index_of(out));

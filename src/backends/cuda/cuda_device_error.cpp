@@ -103,6 +103,8 @@ void raise_device_errors(int device) {
   }
   const char* op = launch.op ? launch.op : "tl::cuda";
   const char* where = " (found on cuda device by a kernel; raised at the next wait for the device)";
+  if (kind == DeviceErrorKind::ClassTargetOutOfRange)
+    fail<IndexError>(op, "Target ", value, " is out of bounds (", launch.size, " classes)", where);
   if (kind == DeviceErrorKind::IndexOutOfRange) {
     if (launch.op)
       fail<IndexError>(op, "index ", value, " is out of bounds for dimension ", launch.dim,

@@ -14,7 +14,12 @@
 
 namespace tensorlet::cuda {
 
-enum class DeviceErrorKind : uint32_t { ZeroDivision = 1, IndexOutOfRange = 2 };
+// ClassTargetOutOfRange: a loss's class index (size: the number of classes), worded as the CPU's.
+enum class DeviceErrorKind : uint32_t {
+  ZeroDivision = 1,
+  IndexOutOfRange = 2,
+  ClassTargetOutOfRange = 3
+};
 
 // What the first failing kernel wrote (page-locked host memory mapped into the device's space).
 // `ticket` is written last, after a system fence, so a non-zero ticket means value is there.

@@ -38,6 +38,13 @@ void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step);
 void fused_sgd(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                const std::vector<Tensor>& momentum_buffers, const SgdStep& step);
+// cuda_cross_entropy.cu
+void cross_entropy_forward(const Tensor& x, const Tensor& target, const Tensor& weight,
+                           const Tensor& weight_total, const CrossEntropyArgs& args,
+                           const Tensor& loss, const Tensor& row_weight, const Tensor& lse);
+void cross_entropy_backward(const Tensor& grad, const Tensor& x, const Tensor& target,
+                            const Tensor& weight, const Tensor& weight_total, const Tensor& lse,
+                            const CrossEntropyArgs& args, const Tensor& dx);
 // cuda_binary_backward.cu
 void binary_backward(BinaryGradient which, const Tensor& grad, const Tensor& a, const Tensor& b,
                      const Tensor& out);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensorlet/backends/cuda/cuda_capture.h"
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "tensorlet/backends/cuda/cuda_kernels.h"
 #include "tensorlet/backends/math/optimizer_ops.h"
@@ -94,6 +95,11 @@ void fused_adam(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                 const std::vector<Tensor>& max_exp_avg_sqs, const AdamStep& step) {
   if (params.empty()) return;
+  // The step count's bias corrections are kernel arguments: a graph would replay the captured
+  // step's forever (torch keeps the count on the device for capturable=True, not built here).
+  check_not_capturing(
+      "bakes this step's count into the graph, so every replay would repeat its bias corrections "
+      "(torch's capturable=True, which keeps the count on the device, is not built; SGD captures)");
   const cudaStream_t stream = current_stream_handle(params.front().device().index());
   dispatch_dtype<kFloatingDTypes>(
       params.front().dtype(),

@@ -128,32 +128,6 @@ __global__ void __launch_bounds__(1024)
   if (p.cluster > 1) cluster_barrier();
 }
 
-// Running (max, sum of exp(x - max)) of the elements seen so far. An all -inf prefix keeps sum 0
-// (it adds no mass; exp(-inf - -inf) would be NaN); exp(x - x) keeps torch's NaN for a +inf
-// element; a NaN makes both NaN.
-template <typename C>
-struct Online {
-  C m, s;
-
-  __device__ __forceinline__ void add(C x) {
-    constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
-    if (x != x) {
-      m = x;
-      s = x;
-    } else if (x > m) {
-      s = (m == -kInf ? C(0) : s * exp_of(m - x)) + exp_of(x - x);
-      m = x;
-    } else if (m != -kInf) {
-      s += exp_of(x - m);
-    }
-  }
-  // This thread's sum rescaled to the final max M.
-  __device__ __forceinline__ C sum_at(C M) const {
-    constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
-    return m == -kInf ? C(0) : s * exp_of(m - M);
-  }
-};
-
 template <typename T>
 __global__ void __launch_bounds__(kLoopedThreads)
     softmax_looped_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows, int64_t n,

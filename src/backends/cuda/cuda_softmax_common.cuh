@@ -1,7 +1,8 @@
-// Pieces the softmax kernels share (cuda_softmax.cu, cuda_softmax_split.cu): exp and log of the
-// compute type, torch's NaN-propagating max, block and cluster reductions that give every thread
-// the same result, the 16-byte vector of elements the row kernels load and store, and the host's
-// description of a cluster launch.
+// Pieces the softmax kernels share (cuda_softmax.cu, cuda_softmax_split.cu, and the fused
+// cross entropy of cuda_cross_entropy.cu): exp and log of the compute type, torch's
+// NaN-propagating max, an online (max, sum of exp), block and cluster reductions that give every
+// thread the same result, the 16-byte vector of elements the row kernels load and store, and the
+// host's description of a cluster launch.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -94,6 +95,32 @@ __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
+
+// Running (max, sum of exp(x - max)) of the elements seen so far. An all -inf prefix keeps sum 0
+// (it adds no mass; exp(-inf - -inf) would be NaN); exp(x - x) keeps torch's NaN for a +inf
+// element; a NaN makes both NaN.
+template <typename C>
+struct Online {
+  C m, s;
+
+  __device__ __forceinline__ void add(C x) {
+    constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
+    if (x != x) {
+      m = x;
+      s = x;
+    } else if (x > m) {
+      s = (m == -kInf ? C(0) : s * exp_of(m - x)) + exp_of(x - x);
+      m = x;
+    } else if (m != -kInf) {
+      s += exp_of(x - m);
+    }
+  }
+  // This thread's sum rescaled to the final max M.
+  __device__ __forceinline__ C sum_at(C M) const {
+    constexpr C kInf = static_cast<C>(INFINITY);  // numeric_limits is host-only
+    return m == -kInf ? C(0) : s * exp_of(m - M);
+  }
+};
 
 // kVec elements moved as one access (16 bytes when kVec > 1).
 template <typename T, int kVec>
