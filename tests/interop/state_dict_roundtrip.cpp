@@ -1,0 +1,83 @@
+// The other half of state_dict_torch.py: loads each model's PyTorch state_dict (written by
+// safetensors.torch.save_file) into the same tensorlet architecture and writes its eval output
+// for PyTorch's input; then writes a tensorlet model's own state_dict and output for PyTorch to
+// load and compare. usage: state_dict_roundtrip DIR DEVICE (cpu or cuda:0).
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <tensorlet/tensorlet.h>
+
+namespace nn = tl::nn;
+
+namespace {
+
+// The book's LeNet (examples/training): keys 0.weight ... 11.bias, as torch's nn.Sequential.
+nn::Sequential lenet() {
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)), nn::Sigmoid(),
+                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)),
+                        nn::Conv2d(nn::Conv2dOptions(6, 16, 5)), nn::Sigmoid(),
+                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)), nn::Flatten(),
+                        nn::Linear(16 * 5 * 5, 120), nn::Sigmoid(), nn::Linear(120, 84),
+                        nn::Sigmoid(), nn::Linear(84, 10));
+}
+
+// Batch norm's buffers too: running_mean, running_var, num_batches_tracked (int64).
+nn::Sequential with_batch_norm() {
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::BatchNorm2d(4),
+                        nn::ReLU(), nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})),
+                        nn::Flatten(), nn::Linear(4, 10));
+}
+
+tl::TensorMap on_cpu(const tl::TensorMap& state) {
+  tl::TensorMap out;
+  for (const auto& [key, value] : state) out[key] = value.cpu().contiguous();
+  return out;
+}
+
+void run(const std::string& name, nn::Sequential (*make)(), const std::string& dir,
+         tl::Device device) {
+  const tl::Tensor x = tl::load_safetensors(dir + "/input_" + name + ".safetensors").at("x");
+  // PyTorch's weights in our model.
+  nn::Sequential net = make();
+  net->to(device);
+  net->load_state_dict(tl::load_safetensors(dir + "/torch_" + name + ".safetensors", device));
+  net->eval();
+  {
+    tl::NoGradGuard no_grad;
+    tl::save_safetensors(dir + "/ours_out_" + name + ".safetensors",
+                         {{"y", net->forward(x.to(device)).cpu()}});
+  }
+  // Our weights (after a training-mode forward, so batch norm's buffers moved) for PyTorch.
+  tl::manual_seed(7);
+  nn::Sequential own = make();
+  own->to(device);
+  {
+    tl::NoGradGuard no_grad;
+    (void)own->forward(x.to(device));
+    own->eval();
+    tl::save_safetensors(dir + "/ours_" + name + ".safetensors", on_cpu(own->state_dict()));
+    tl::save_safetensors(dir + "/ours_own_out_" + name + ".safetensors",
+                         {{"y", own->forward(x.to(device)).cpu()}});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: state_dict_roundtrip DIR DEVICE\n");
+    return 2;
+  }
+  try {
+    const std::string dir = argv[1];
+    const tl::Device device = tl::Device::parse(argv[2]);
+    run("lenet", lenet, dir, device);
+    run("bn", with_batch_norm, dir, device);
+    std::printf("state_dict_roundtrip %s: ok\n", device.str().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "state_dict_roundtrip: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
