@@ -11,6 +11,7 @@
 
 #include "tensorlet/backends/cpu/gemm_threads.h"
 #include "tensorlet/backends/cpu/small_loops.h"
+#include "tensorlet/tensor/cpu_quota.h"
 #include "test_util.h"
 
 namespace {
@@ -170,4 +171,15 @@ TEST_CASE("cpu gemm threads: batches of mid-size products, spread or one after a
       check_product(tl::baddbmm(input, a, b, 2.0, 0.25), a, b, 0, 0.25, 2.0, &input);
     }
   }
+}
+
+TEST_CASE("threads: a container's CPU quota in whole CPUs, which caps the default count") {
+  CHECK(tl::cpus_of_cpu_max("max 100000") == 0);
+  CHECK(tl::cpus_of_cpu_max("800000 100000") == 8);
+  CHECK(tl::cpus_of_cpu_max("250000 100000") == 3);
+  CHECK(tl::cpus_of_cpu_max("50000 100000\n") == 1);
+  CHECK(tl::cpus_of_cpu_max("") == 0);
+  CHECK(tl::cpus_of_cpu_max("lots 100000") == 0);
+  CHECK(tl::cpus_of_cpu_max("800000 0") == 0);
+  CHECK(tl::cgroup_cpu_limit() >= 0);
 }

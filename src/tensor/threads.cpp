@@ -16,6 +16,7 @@
 #include <blis.h>
 #endif
 
+#include "tensorlet/tensor/cpu_quota.h"
 #include "tensorlet/tensor/error.h"
 
 namespace tensorlet {
@@ -77,9 +78,17 @@ void choose_openblas_core() {}
 #endif
 
 // At load the BLAS takes OpenMP's count (OMP_NUM_THREADS when set), as set_num_threads would:
-// OpenBLAS's pthread build would otherwise read OPENBLAS_NUM_THREADS or count the cores.
+// OpenBLAS's pthread build would otherwise read OPENBLAS_NUM_THREADS or count the cores. Without
+// OMP_NUM_THREADS, a container's CPU quota caps the count (cpu_quota.cpp says why).
 [[maybe_unused]] const bool kBlasThreadsSynced = [] {
   choose_openblas_core();
+#ifdef _OPENMP
+  const int quota = std::getenv("OMP_NUM_THREADS") ? 0 : cgroup_cpu_limit();
+  if (quota > 0 && quota < openmp_threads()) {
+    omp_set_num_threads(quota);
+    Eigen::setNbThreads(quota);
+  }
+#endif
   set_blas_threads(openmp_threads());
   return true;
 }();
