@@ -22,6 +22,8 @@
 #include "tensorlet/nn/normalization.h"
 #include "tensorlet/nn/ordered_dict.h"
 #include "tensorlet/nn/pooling.h"
+#include "tensorlet/amp/autocast.h"
+#include "tensorlet/amp/grad_scaler.h"
 #include "tensorlet/optim/adam.h"
 #include "tensorlet/optim/lr_scheduler.h"
 #include "tensorlet/optim/optimizer.h"

@@ -3,6 +3,8 @@
 // streams the backward ops pick, as in the forward (asynchronous on CUDA).
 #include "tensorlet/autograd/engine.h"
 
+#include "tensorlet/amp/autocast.h"
+
 #include <map>
 #include <mutex>
 #include <string>
@@ -124,6 +126,9 @@ class GraphTask {
         ready.push(r.function.get());
     AutoGradMode mode(create_graph_);
     BackwardApiScope naming(api_);
+    // Gradients keep their forward dtypes: the formulas run with autocast off (a backward inside
+    // an autocast region would otherwise cast them, e.g. a sum of float16 into float32).
+    const autocast_detail::AutocastOff no_autocast;
     std::vector<Node*> release_at_end;  // alive: the roots hold the graph
     while (!ready.empty()) {
       Node* node = ready.top();

@@ -2,6 +2,7 @@
 // (so their gradients are autograd's), then the reduction; cross_entropy of class indices is
 // one fused kernel each way instead (nn/fused_cross_entropy.h).
 #include "tensorlet/nn/loss.h"
+#include "tensorlet/amp/autocast.h"
 
 #include <string>
 #include <utility>
@@ -22,6 +23,19 @@ namespace tensorlet::nn {
 namespace functional {
 
 namespace {
+
+// autocast: the losses are on torch's float32 list; `f` reruns the loss on float32 inputs (the
+// float16/bfloat16 ones cast) with nested ops not casting again.
+template <class F>
+bool autocast_float32(const Tensor& a, const Tensor& b, const F& f, Tensor& out) {
+  const bool low = (autocast_detail::applies(a) && is_reduced_float(a.dtype())) ||
+                   (autocast_detail::applies(b) && is_reduced_float(b.dtype()));
+  if (!low) return false;
+  const Tensor fa = autocast_detail::to_float32(a), fb = autocast_detail::to_float32(b);
+  autocast_detail::InsideOp inside;
+  out = f(fa, fb);
+  return true;
+}
 
 Tensor reduced(const Tensor& elements, Reduction reduction) {
   switch (reduction) {
@@ -139,16 +153,29 @@ Tensor reduce_weighted(const PickedLoss& p, Reduction reduction) {
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (Tensor out; autocast_float32(
+          input, target,
+          [&](const Tensor& x, const Tensor& t) { return mse_loss(x, t, reduction); }, out))
+    return out;
   check_pair(input, target, "tl::nn::functional::mse_loss");
   return reduced(square(input - target), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (Tensor out; autocast_float32(
+          input, target, [&](const Tensor& x, const Tensor& t) { return l1_loss(x, t, reduction); },
+          out))
+    return out;
   check_pair(input, target, "tl::nn::functional::l1_loss");
   return reduced(abs(input - target), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  if (Tensor out; autocast_float32(
+          input, target,
+          [&](const Tensor& x, const Tensor& t) { return smooth_l1_loss(x, t, reduction, beta); },
+          out))
+    return out;
   constexpr const char* op = "tl::nn::functional::smooth_l1_loss";
   check_pair(input, target, op);
   TL_CHECK(beta >= 0, Error, op, "smooth_l1_loss does not support negative values for beta (got ",
@@ -160,6 +187,13 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
+  if (Tensor out; autocast_float32(
+          input, weight,
+          [&](const Tensor& x, const Tensor& w) {
+            return nll_loss(x, target, w, ignore_index, reduction);
+          },
+          out))
+    return out;
   constexpr const char* op = "tl::nn::functional::nll_loss";
   check_floating(input, "input", op);
   check_defined(target, op);
@@ -170,6 +204,15 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
   constexpr const char* op = "tl::nn::functional::cross_entropy";
+  // Probabilities as a target are cast with the input (the weight follows the input).
+  if (Tensor out; autocast_float32(
+          input, is_floating_point(target.dtype()) ? target : Tensor(),
+          [&](const Tensor& x, const Tensor& t) {
+            return cross_entropy(x, t.defined() ? t : target, autocast_detail::to_float32(weight),
+                                 ignore_index, reduction, label_smoothing);
+          },
+          out))
+    return out;
   profiler::OpScope scope(op);
   check_floating(input, "input", op);
   check_defined(target, op);
@@ -241,6 +284,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
   constexpr const char* op = "tl::nn::functional::binary_cross_entropy";
+  TL_CHECK(!autocast_detail::applies(input), Error, op,
+           "binary_cross_entropy is unsafe to autocast (its log of a float16 probability "
+           "saturates; torch refuses it too): use binary_cross_entropy_with_logits, which "
+           "autocast runs in float32, or leave the autocast region for this loss");
   check_pair(input, target, op);
   TL_CHECK(input.shape() == target.shape(), ShapeError, op, "expected target of input's shape ",
            input.shape(), ", got ", target.shape());
@@ -263,6 +310,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const Tensor& weight, Reduction reduction,
                                         const Tensor& pos_weight) {
   constexpr const char* op = "tl::nn::functional::binary_cross_entropy_with_logits";
+  if (Tensor out; autocast_float32(
+          input, target,
+          [&](const Tensor& x, const Tensor& t) {
+            return binary_cross_entropy_with_logits(x, t, autocast_detail::to_float32(weight),
+                                                    reduction,
+                                                    autocast_detail::to_float32(pos_weight));
+          },
+          out))
+    return out;
   check_pair(input, target, op);
   TL_CHECK(input.shape() == target.shape(), ShapeError, op, "expected target of input's shape ",
            input.shape(), ", got ", target.shape());

@@ -1,5 +1,6 @@
 // LayerNorm, BatchNorm and Embedding: checks naming the call, then torch's formulas as ops.
 #include "tensorlet/nn/normalization.h"
+#include "tensorlet/amp/autocast.h"
 
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"
@@ -16,6 +17,13 @@ namespace functional {
 Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
                   const Tensor& weight, const Tensor& bias, double eps) {
   constexpr const char* op = "tl::nn::functional::layer_norm";
+  // autocast: on torch's float32 list (the statistics need the range).
+  if (x.defined() && autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+    const Tensor fx = autocast_detail::to_float32(x), fw = autocast_detail::to_float32(weight),
+                 fb = autocast_detail::to_float32(bias);
+    autocast_detail::InsideOp inside;
+    return layer_norm(fx, normalized_shape, fw, fb, eps);
+  }
   check_defined(x, op);
   TL_CHECK(is_floating_point(x.dtype()), DTypeError, op, "expected a floating point input, got ",
            x.dtype());

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/tensor/broadcast.h"
@@ -203,6 +204,13 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
+  if (autocast_detail::applies(input) || autocast_detail::applies(mat1) ||
+      autocast_detail::applies(mat2)) [[unlikely]] {
+    const Tensor li = autocast_detail::to_lower(input), l1 = autocast_detail::to_lower(mat1),
+                 l2 = autocast_detail::to_lower(mat2);
+    autocast_detail::InsideOp inside;
+    return addmm(li, l1, l2, beta, alpha);
+  }
   return gemm_front("tl::addmm", false, input, mat1, mat2, beta, alpha, nullptr);
 }
 
@@ -214,6 +222,13 @@ Tensor& addmm_out(Tensor& out, const Tensor& input, const Tensor& mat1, const Te
 
 Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta,
                Scalar alpha) {
+  if (autocast_detail::applies(input) || autocast_detail::applies(batch1) ||
+      autocast_detail::applies(batch2)) [[unlikely]] {
+    const Tensor li = autocast_detail::to_lower(input), l1 = autocast_detail::to_lower(batch1),
+                 l2 = autocast_detail::to_lower(batch2);
+    autocast_detail::InsideOp inside;
+    return baddbmm(li, l1, l2, beta, alpha);
+  }
   return gemm_front("tl::baddbmm", true, input, batch1, batch2, beta, alpha, nullptr);
 }
 

@@ -2,6 +2,7 @@
 // matmul per group, all recorded ops (so on every device and differentiable twice).
 #include "tensorlet/ops/convolution.h"
 
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/window.h"
@@ -55,6 +56,12 @@ void check_operands(const Tensor& input, const Tensor& weight, const Tensor& bia
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  if (autocast_detail::applies(input) || autocast_detail::applies(weight)) [[unlikely]] {
+    const Tensor li = autocast_detail::to_lower(input), lw = autocast_detail::to_lower(weight),
+                 lb = autocast_detail::to_lower(bias);
+    autocast_detail::InsideOp inside;
+    return conv2d(li, lw, lb, stride, padding, dilation, groups);
+  }
   profiler::OpScope scope(kOp);
   scope.inputs({&input, &weight});
   check_operands(input, weight, bias, groups);

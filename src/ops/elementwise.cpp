@@ -1,6 +1,7 @@
 // Elementwise op front-ends: validation, torch.result_type promotion, broadcasting and dispatch
 // to the backend's unary/binary/where kernels, plus Tensor's in-place add_/sub_/mul_/div_.
 #include "tensorlet/ops/elementwise.h"
+#include "tensorlet/amp/autocast.h"
 
 #include <optional>
 
@@ -373,7 +374,36 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
 }
 
 // op(a) into a new tensor, or with `into` (the out= forms) into that tensor.
+// torch.autocast's float32 list among the unary ops: where float16/bfloat16 loses the most.
+bool autocast_to_float32(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp:
+    case UnaryOp::Expm1:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Log2:
+    case UnaryOp::Log10:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tan:
+    case UnaryOp::Sinh:
+    case UnaryOp::Cosh:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Softplus:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into = nullptr) {
+  if (!into && autocast_detail::applies(a) && is_reduced_float(a.dtype()) &&
+      autocast_to_float32(op)) [[unlikely]] {
+    const Tensor f = autocast_detail::to_float32(a);
+    autocast_detail::InsideOp inside;
+    return unary_op(op, f);
+  }
   const char* name = unary_op_name(op);
   profiler::OpScope scope(name);
   const bool record = autograd::should_record({&a});

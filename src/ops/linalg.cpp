@@ -1,6 +1,7 @@
 // Matrix-product front-ends: PyTorch's matmul rules reduced to one batched [*, M, K] @ [*, K, N]
 // backend call; mm, bmm, dot and linear are checked special cases of it.
 #include "tensorlet/ops/linalg.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/ops/linear_addmm.h"
 
 #include <optional>
@@ -101,6 +102,11 @@ int64_t matmul_flops(const Tensor& a, const Tensor& out) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast_detail::applies(a) || autocast_detail::applies(b)) [[unlikely]] {
+    const Tensor la = autocast_detail::to_lower(a), lb = autocast_detail::to_lower(b);
+    autocast_detail::InsideOp inside;
+    return matmul(la, lb);
+  }
   profiler::OpScope scope("tl::matmul");
   scope.inputs({&a, &b});
   check_pair("tl::matmul", a, b);
@@ -126,6 +132,11 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast_detail::applies(a) || autocast_detail::applies(b)) [[unlikely]] {
+    const Tensor la = autocast_detail::to_lower(a), lb = autocast_detail::to_lower(b);
+    autocast_detail::InsideOp inside;
+    return mm(la, lb);
+  }
   profiler::OpScope scope("tl::mm");
   scope.inputs({&a, &b});
   check_pair("tl::mm", a, b);
@@ -144,6 +155,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast_detail::applies(a) || autocast_detail::applies(b)) [[unlikely]] {
+    const Tensor la = autocast_detail::to_lower(a), lb = autocast_detail::to_lower(b);
+    autocast_detail::InsideOp inside;
+    return bmm(la, lb);
+  }
   profiler::OpScope scope("tl::bmm");
   scope.inputs({&a, &b});
   check_pair("tl::bmm", a, b);
@@ -181,6 +197,13 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+  if (autocast_detail::applies(x) || autocast_detail::applies(w)) [[unlikely]] {
+    const Tensor lx = autocast_detail::to_lower(x), lw = autocast_detail::to_lower(w);
+    std::optional<Tensor> lb;
+    if (b) lb = autocast_detail::to_lower(*b);
+    autocast_detail::InsideOp inside;
+    return linear(lx, lw, lb);
+  }
   profiler::OpScope scope("tl::linear");
   scope.inputs({&x, &w, b ? &*b : nullptr});
   check_pair("tl::linear", x, w);

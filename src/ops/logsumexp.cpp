@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
@@ -38,6 +39,11 @@ Tensor logsumexp_below(const Tensor& x, const DimList& dims, bool keepdim) {
 
 // In a graph: one LogsumexpBackward0 node (softmax * g) for the composite computed below it.
 Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
+  if (autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+    const Tensor f = autocast_detail::to_float32(x);
+    autocast_detail::InsideOp inside;
+    return logsumexp(f, dims, keepdim);
+  }
   const char* name = "tl::logsumexp";
   profiler::OpScope scope(name);
   scope.inputs({&x});

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"
@@ -17,6 +18,11 @@ namespace tensorlet {
 namespace {
 
 Tensor vector_norm(const char* name, const Tensor& x, double p, const DimList& dims, bool keepdim) {
+  if (autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+    const Tensor f = autocast_detail::to_float32(x);
+    autocast_detail::InsideOp inside;
+    return vector_norm(name, f, p, dims, keepdim);
+  }
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);

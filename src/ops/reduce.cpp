@@ -1,5 +1,6 @@
 // Reduction front-ends: dim validation, output dtype and shape, empty inputs, then the backend.
 #include "tensorlet/ops/reduce.h"
+#include "tensorlet/amp/autocast.h"
 
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"
@@ -165,9 +166,19 @@ static Tensor differentiable_reduction(ReduceOp op, const char* name, const Tens
 }
 
 Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
+  if (autocast_detail::applies(a) && is_reduced_float(a.dtype())) [[unlikely]] {
+    const Tensor f = autocast_detail::to_float32(a);
+    autocast_detail::InsideOp inside;
+    return sum(f, dims, keepdim);
+  }
   return differentiable_reduction(ReduceOp::Sum, "tl::sum", a, dims, keepdim);
 }
 Tensor prod(const Tensor& a, const DimList& dims, bool keepdim) {
+  if (autocast_detail::applies(a) && is_reduced_float(a.dtype())) [[unlikely]] {
+    const Tensor f = autocast_detail::to_float32(a);
+    autocast_detail::InsideOp inside;
+    return prod(f, dims, keepdim);
+  }
   if (!autograd::should_record({&a}))
     return reduce_op(ReduceOp::Prod, "tl::prod", a, dims, keepdim);
   Tensor out;

@@ -1,5 +1,6 @@
 // tl::cumsum / cumprod / cummax / cummin front-ends: dtype rules, then one backend scan kernel.
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/ops/scan.h"
 
 #include "tensorlet/backends/backend.h"
@@ -48,6 +49,7 @@ ValuesIndices extremum_scan(ScanOp op, const Tensor& x, int64_t dim) {
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
   if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Sum, x, dim, dtype);
   Tensor out;
   {
@@ -58,6 +60,7 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   return out;
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
   if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Prod, x, dim, dtype);
   Tensor out;
   {

@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "tensorlet/autograd/derivatives.h"
+#include "tensorlet/amp/autocast.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/numerics.h"
@@ -18,6 +19,8 @@ Tensor softmax_op(const char* name, const Tensor& x, int64_t dim, std::optional<
   profiler::OpScope scope(name);
   scope.inputs({&x});
   check_defined(x, name);
+  // autocast: a float16/bfloat16 input without a dtype runs in float32 (torch's fp32 list).
+  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
   const int64_t d = wrap_dim(dim, x.dim(), name);
   const DType compute = dtype ? *dtype : x.dtype();
   if (!is_floating_point(compute))
