@@ -3,7 +3,7 @@
 // streams the backward ops pick, as in the forward (asynchronous on CUDA).
 #include "tensorlet/autograd/engine.h"
 
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include <map>
 #include <mutex>

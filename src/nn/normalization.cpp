@@ -1,6 +1,6 @@
 // LayerNorm, BatchNorm and Embedding: checks naming the call, then torch's formulas as ops.
 #include "tensorlet/nn/normalization.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/factories.h"

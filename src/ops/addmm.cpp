@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "tensorlet/autograd/derivatives.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/backends/math/gemm_scalar.h"
 #include "tensorlet/tensor/broadcast.h"

@@ -2,7 +2,7 @@
 // matmul per group, all recorded ops (so on every device and differentiable twice).
 #include "tensorlet/ops/convolution.h"
 
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/window.h"

@@ -1,7 +1,7 @@
 // Elementwise op front-ends: validation, torch.result_type promotion, broadcasting and dispatch
 // to the backend's unary/binary/where kernels, plus Tensor's in-place add_/sub_/mul_/div_.
 #include "tensorlet/ops/elementwise.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include <optional>
 

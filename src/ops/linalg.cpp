@@ -1,7 +1,7 @@
 // Matrix-product front-ends: PyTorch's matmul rules reduced to one batched [*, M, K] @ [*, K, N]
 // backend call; mm, bmm, dot and linear are checked special cases of it.
 #include "tensorlet/ops/linalg.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/ops/linear_addmm.h"
 
 #include <optional>

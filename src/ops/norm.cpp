@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tensorlet/autograd/derivatives.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/elementwise.h"
 #include "tensorlet/ops/numerics.h"

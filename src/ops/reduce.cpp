@@ -1,6 +1,6 @@
 // Reduction front-ends: dim validation, output dtype and shape, empty inputs, then the backend.
 #include "tensorlet/ops/reduce.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include "tensorlet/autograd/derivatives.h"
 #include "tensorlet/backends/backend.h"

@@ -1,6 +1,6 @@
 // tl::cumsum / cumprod / cummax / cummin front-ends: dtype rules, then one backend scan kernel.
 #include "tensorlet/autograd/derivatives.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/ops/scan.h"
 
 #include "tensorlet/backends/backend.h"

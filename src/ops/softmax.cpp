@@ -2,7 +2,7 @@
 #include <optional>
 
 #include "tensorlet/autograd/derivatives.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 #include "tensorlet/backends/backend.h"
 #include "tensorlet/tensor/op_scope.h"
 #include "tensorlet/ops/numerics.h"

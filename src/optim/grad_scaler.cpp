@@ -1,6 +1,6 @@
 // tl::GradScaler: torch.amp.GradScaler's algorithm with the scale kept on the host (step waits
 // for the inf/NaN flag anyway, as torch's does), so each scaled loss multiplies by a number.
-#include "tensorlet/amp/grad_scaler.h"
+#include "tensorlet/optim/grad_scaler.h"
 
 #include <cmath>
 

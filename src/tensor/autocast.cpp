@@ -1,5 +1,5 @@
 // tl::autocast's per-thread state and the casts the ops' autocast entries make.
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include "tensorlet/tensor/error.h"
 
