@@ -247,6 +247,22 @@ TEST_CASE("bad input: nn losses") {
   CHECK(std::isfinite(value(F::cross_entropy(x, t))));
 }
 
+TEST_CASE(
+    "nn losses: ignored elements give 0 whatever their row holds; probabilities refuse "
+    "an ignore_index") {
+  // Found by the fuzzer (families nll_ignored_nonfinite, cross_entropy_prob_ignore): torch skips
+  // an ignored element, so -inf or NaN at class 0 does not make it NaN.
+  const Tensor x = tl::from_vector<float>({-INFINITY, 0.0f, 1.0f, 2.0f, NAN, 3.0f}, {3, 2});
+  const Tensor t = labels({-100, 1, -100}, {3});
+  tl_test::check_values(F::nll_loss(x, t, {}, -100, nn::kNone), {0.0, -2.0, 0.0});
+  CHECK(value(F::nll_loss(x, t)) == -2.0);
+  CHECK(value(F::nll_loss(x, t, {}, -100, nn::kSum)) == -2.0);
+  check_throws<tl::Error>(
+      [&] { (void)F::cross_entropy(x, tl::softmax(x, 1), {}, 1); },
+      "[tl::nn::functional::cross_entropy] ignore_index is not supported for floating point "
+      "target");
+}
+
 TEST_CASE("bad input: nn losses, a target out of range on CUDA names the loss") {
   TL_TEST_REQUIRE_CUDA();
   const Tensor x = tl::randn({4, 3}).cuda();

@@ -2,7 +2,7 @@
 // (so their gradients are autograd's), then the reduction; cross_entropy of class indices is
 // one fused kernel each way instead (nn/fused_cross_entropy.h).
 #include "tensorlet/nn/loss.h"
-#include "tensorlet/amp/autocast.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include <string>
 #include <utility>
@@ -142,7 +142,9 @@ PickedLoss picked_nll(const Tensor& log_probs, const Tensor& target, const Tenso
   }
   Tensor w = keep.to(log_probs.dtype());
   if (weight.defined()) w = w * index_select(weight, 0, safe.reshape({-1})).view(target.shape());
-  return {neg(picked) * w, w};
+  // An ignored element contributes 0 even when its row holds NaN or inf (torch skips it; a
+  // multiply by its weight 0 would give NaN).
+  return {where(keep, neg(picked) * w, 0.0), w};
 }
 
 Tensor reduce_weighted(const PickedLoss& p, Reduction reduction) {
@@ -238,6 +240,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
       TL_CHECK(weight.dim() == 1 && weight.size(0) == classes, ShapeError, op,
                "expected a weight of shape [", classes, "] (one per class), got ", weight.shape());
     }
+    TL_CHECK(ignore_index < 0, Error, op,
+             "ignore_index is not supported for floating point target (got ignore_index ",
+             ignore_index, " with class probabilities)");
     const Tensor logp = log_softmax(input, dim);
     Tensor t =
         label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / classes : target;

@@ -132,6 +132,8 @@ const char* op_name(Op op) {
                                       "max_pool2d",
                                       "avg_pool2d",
                                       "adaptive_avg_pool2d",
+                                      "cross_entropy",
+                                      "nll_loss",
                                       "add_",
                                       "sub_",
                                       "mul_",
@@ -160,6 +162,8 @@ constexpr Family kFamilies[] = {
     {"conv_zero_out_channels", &Known::conv_zero_out_channels},
     {"adaptive_output", &Known::adaptive_output},
     {"adaptive_nonfinite", &Known::adaptive_nonfinite},
+    {"cross_entropy_prob_ignore", &Known::cross_entropy_prob_ignore},
+    {"nll_ignored_nonfinite", &Known::nll_ignored_nonfinite},
 };
 }  // namespace
 

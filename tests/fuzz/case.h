@@ -150,6 +150,10 @@ enum class Op {
   MaxPool2d,
   AvgPool2d,
   AdaptiveAvgPool2d,
+  // losses over class scores [C], [N, C] or [N, C, d1, ...]: cross_entropy (inputs: input, target
+  // (int64 class indices or, for cross_entropy, class probabilities)[, weight]), nll_loss
+  CrossEntropy,
+  NllLoss,
   // in place: self (a view) op= other (tensor or number)
   AddInplace,
   SubInplace,
@@ -167,6 +171,7 @@ inline bool is_scan(Op op) { return op >= Op::Cumsum && op <= Op::Cummin; }
 inline bool is_more_reduction(Op op) { return op >= Op::Norm && op <= Op::CountNonzero; }
 inline bool is_counting(Op op) { return op >= Op::Unique && op <= Op::Histc; }
 inline bool is_window(Op op) { return op >= Op::Conv2d && op <= Op::AdaptiveAvgPool2d; }
+inline bool is_loss(Op op) { return op == Op::CrossEntropy || op == Op::NllLoss; }
 inline bool is_inplace(Op op) { return op >= Op::AddInplace; }
 // The out-of-place op an in-place op applies.
 inline Op inplace_base(Op op) {
@@ -237,6 +242,10 @@ struct Case {
   bool count_include_pad = true;            // avg_pool2d
   std::optional<int64_t> divisor_override;  // avg_pool2d
   Dims output_size;                         // adaptive_avg_pool2d
+  // cross_entropy / nll_loss (a weight is the third input, when there is one)
+  int64_t ignore_index = -100;
+  tl::nn::Reduction reduction = tl::nn::Reduction::Mean;
+  double label_smoothing = 0;  // cross_entropy
 };
 
 // The case families of bugs that were known when the fuzzer was written. Those fixed are fuzzed by
@@ -272,6 +281,13 @@ struct Known {
   // the library's averaging matmuls multiplied it by the 0 weights of the other windows, so NaN
   // reached them (torch: only the windows holding it). Fixed: each window's own elements summed.
   bool adaptive_nonfinite = false;
+  // cross_entropy with class probabilities and an ignore_index >= 0: torch raises (ignore_index is
+  // not supported for floating point targets), the library ignored the argument (fixed: refused).
+  bool cross_entropy_prob_ignore = false;
+  // nll_loss with an ignored element whose input is NaN or +-inf at class 0: torch gives it 0
+  // (ignored elements are skipped), the library gave NaN (it gathered class 0 for them and
+  // multiplied by a weight of 0: inf * 0) (fixed: ignored elements are selected out).
+  bool nll_ignored_nonfinite = false;
 };
 // Sets the flag NAME to `on`; false when there is no such family ("all" names every one).
 bool set_known(Known& known, const std::string& name, bool on);

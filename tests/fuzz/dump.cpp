@@ -75,6 +75,10 @@ void dump_case(std::ostream& os, uint64_t index, const Case& c, const RefResult&
      << ",\"count_include_pad\":" << c.count_include_pad << ",\"divisor_override\":"
      << (c.divisor_override ? std::to_string(*c.divisor_override) : "null")
      << ",\"output_size\":" << list(c.output_size);
+  static const char* const reductions[] = {"none", "mean", "sum"};  // tl::nn::Reduction's order
+  os << ",\"ignore_index\":" << c.ignore_index << ",\"reduction\":\""
+     << reductions[static_cast<int>(c.reduction)]
+     << "\",\"label_smoothing\":" << num(c.label_smoothing);
   os << ",\"target\":\"" << c.target << "\",\"inputs\":[";
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const Input& in = c.inputs[i];

@@ -448,6 +448,113 @@ void adaptive_case(Rng& r, Case& c, const Known& known) {
   c.inputs.push_back(in);
 }
 
+// cross_entropy / nll_loss: input [C], [N, C], [N, C, d1] or [N, C, d1, d2] with N 0..5 (0 now
+// and then), C 1..12 (now and then 300 or 2000, for the CUDA kernel's block-per-row path) and d
+// 1..4, of window_dtype's dtypes (a non-floating one refused). Its values mostly moderate (the
+// generator's NaN and inf replaced), a fifth of the cases scaled up to +-80 (exp overflows without
+// the max shift), a tenth with many NaN / inf / -inf (rows of NaN, infinite losses). The target:
+// int64 class indices of the input's shape without the class dim, about one in six the
+// ignore_index (-100, else a valid class or -1); for cross_entropy one case in five class
+// probabilities of the input's shape and dtype (multiples of 1/8 in [0, 1], exact in every
+// dtype). A weight [C] of the input's dtype half the time (multiples of 1/4 in [0.25, 2]);
+// reduction none, mean or sum; cross_entropy's label_smoothing 0, 0.1, 0.5, now and then 1.
+// Refused now and then: a class out of range that is not the ignore_index (IndexError), an int32
+// target, a target of another shape, a weight of another size, label_smoothing outside [0, 1].
+// While Known::cross_entropy_prob_ignore is skipped, probabilities keep ignore_index -100 or -1
+// (torch takes negative ones) but for a few cases.
+void loss_case(Rng& r, Case& c, const Known& known) {
+  const bool ce = c.op == Op::CrossEntropy;
+  const int64_t classes = r.chance(0.05) ? (r.chance(0.5) ? 300 : 2000) : r.uniform(1, 12);
+  const int64_t n = r.chance(0.1) ? 0 : r.uniform(1, 5);
+  Dims shape{n, classes};
+  const double u = r.real();
+  if (u < 0.15)
+    shape = {classes};
+  else if (u < 0.35)
+    shape.push_back(r.uniform(1, 4));
+  else if (u < 0.5)
+    shape.insert(shape.end(), {r.uniform(1, 4), r.uniform(1, 4)});
+  const DType d = window_dtype(r);
+  // A long class dim is not expanded: the gradient of one base element would then sum thousands
+  // of terms that cancel to 0, and each device's rounding leaves a different residue there (above
+  // the CUDA gradient check's absolute floor: seed 4, case 44568 with C = 2000).
+  InputOpts o;
+  o.alias = classes <= 12;
+  Input in = make_input(r, d, shape, known, o);
+  const double mode = r.real();  // < 0.7 moderate, < 0.9 large, else non-finite
+  if (is_float(d))
+    for (V& v : in.values) {
+      if (mode < 0.9 && !std::isfinite(v.f)) v.f = static_cast<double>(r.uniform(-32, 32)) / 8;
+      if (mode >= 0.7 && mode < 0.9) v.f = std::clamp(v.f * 20, -80.0, 80.0);
+      if (mode >= 0.9 && r.chance(0.1)) {
+        const double special[] = {kNan, kInfinity, -kInfinity, -kInfinity};
+        v.f = special[r.uniform(0, 3)];
+      }
+      v.f = round_float(v.f, d);
+    }
+  c.inputs.push_back(in);
+
+  const bool probs = ce && is_float(d) && r.chance(0.2);
+  const double iu = r.real();
+  if (!probs) {
+    c.ignore_index = iu < 0.8 ? -100 : iu < 0.95 ? r.uniform(0, classes - 1) : -1;
+  } else {
+    const double valid = known.cross_entropy_prob_ignore ? 0.03 : 0.1;  // fewer while skipped
+    c.ignore_index = iu < valid ? r.uniform(0, classes - 1) : iu < valid + 0.05 ? -1 : -100;
+  }
+
+  Dims t_shape = shape;
+  if (!probs) t_shape.erase(t_shape.begin() + (shape.size() == 1 ? 0 : 1));
+  if (r.chance(0.02)) {  // another shape: every one of these torch refuses too
+    if (shape.size() == 1 && !probs)
+      t_shape = {2};  // (torch takes [1] for a [C] input)
+    else if (r.chance(0.5))
+      t_shape.push_back(2);
+    else
+      t_shape[r.uniform(0, static_cast<int64_t>(t_shape.size()) - 1)] += 1;
+  }
+  const DType td = probs ? d : r.chance(0.02) ? tl::kInt32 : tl::kInt64;
+  Input target = make_input(r, td, t_shape, known, {true, true, Profile::Small});
+  const bool out_of_range = !probs && r.chance(0.04);
+  for (V& v : target.values) {
+    if (probs) {
+      v.f = static_cast<double>(r.uniform(0, 8)) / 8;
+      continue;
+    }
+    v.i = r.chance(0.17) ? c.ignore_index : r.uniform(0, classes - 1);
+    if (out_of_range && r.chance(0.4)) v.i = r.chance(0.5) ? classes : -1;
+  }
+  c.inputs.push_back(target);
+
+  if (r.chance(0.5)) {
+    Dims w_shape{classes};
+    // Another size (not [1, C]: torch takes it for [N, C, d...] inputs, where it checks numel).
+    if (r.chance(0.04)) w_shape = {r.chance(0.5) || classes == 1 ? classes + 1 : classes - 1};
+    Input w = make_input(r, d, w_shape, known, {true, true, Profile::Small});
+    for (V& v : w.values) {
+      const int64_t q = r.uniform(1, 8);
+      if (is_float(d))
+        v.f = static_cast<double>(q) / 4;
+      else
+        v.i = d == tl::kBool ? 1 : q;
+    }
+    c.inputs.push_back(w);
+  }
+  const double ru = r.real();
+  c.reduction = ru < 0.4   ? tl::nn::Reduction::Mean
+                : ru < 0.7 ? tl::nn::Reduction::Sum
+                           : tl::nn::Reduction::None;
+  if (ce) {
+    const double lu = r.real();
+    c.label_smoothing = lu < 0.7    ? 0
+                        : lu < 0.84 ? 0.1
+                        : lu < 0.97 ? 0.5
+                        : lu < 0.98 ? 1
+                        : lu < 0.99 ? 1.5
+                                    : -0.25;
+  }
+}
+
 Op random_op(Rng& r) { return static_cast<Op>(r.uniform(0, kOpCount - 1)); }
 
 // torch checks some Python-number operands against a narrow integer dtype and not others (uint8
@@ -976,6 +1083,8 @@ Case generate_case(uint64_t seed, const Known& known) {
     pool_case(r, c, known);
   } else if (op == Op::AdaptiveAvgPool2d) {
     adaptive_case(r, c, known);
+  } else if (is_loss(op)) {
+    loss_case(r, c, known);
   } else if (is_inplace(op)) {
     Dims s = shape();
     InputOpts o;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <sstream>
 #include <vector>
 
 #include "fuzz/runner.h"
@@ -13,10 +14,11 @@ namespace fuzz {
 namespace {
 
 // The ops autograd differentiates whose gradient is the same function on every device (ordering
-// ops are left out: which of equal elements gets the gradient is free), and conv2d and the pools
-// (max_pool2d's goes to the first largest element of a window, on every device).
+// ops are left out: which of equal elements gets the gradient is free), conv2d and the pools
+// (max_pool2d's goes to the first largest element of a window, on every device), and the losses
+// (in their input).
 bool differentiable(Op op) {
-  if (is_window(op)) return true;
+  if (is_window(op) || is_loss(op)) return true;
   static const Op kOps[] = {
       Op::Neg,       Op::Abs,           Op::Exp,      Op::Log,        Op::Sqrt,
       Op::Sin,       Op::Cos,           Op::Tanh,     Op::Sigmoid,    Op::Relu,
@@ -38,8 +40,9 @@ bool differentiable(Op op) {
 
 // Those smooth at every finite input (no kinks, ties or poles on the fuzzer's value grid), whose
 // central differences are the derivative: conv2d and the average pools are linear (max_pool2d
-// has ties).
+// has ties); nll_loss is linear in its input and cross_entropy smooth (log_softmax, then linear).
 bool smooth(Op op) {
+  if (is_loss(op)) return true;
   if (is_window(op)) return op != Op::MaxPool2d;
   static const Op kOps[] = {
       Op::Neg,         Op::Exp,        Op::Sin,        Op::Cos,       Op::Tanh,       Op::Sigmoid,
@@ -54,6 +57,14 @@ bool smooth(Op op) {
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
+// A gradient in a message, to the last digit (std::to_string's 6 decimals show 1e-9 as 0).
+std::string show(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
 // Fixed weights in {-1.25, ..., 1.25}, exact in every floating dtype.
 tl::Tensor weights(const tl::Tensor& out) {
   std::vector<double> w(static_cast<size_t>(out.numel()));
@@ -61,15 +72,23 @@ tl::Tensor weights(const tl::Tensor& out) {
   return tl::from_vector(w, out.shape()).to(out.dtype()).to(out.device());
 }
 
-// The case's inputs with each floating base a leaf that requires grad (when `record`) and its
+// Whether input k's gradient is checked: every floating input's, but for the losses only their
+// input's (a cross_entropy weight that requires grad leaves the fused kernels for plain ops, and
+// class probabilities are targets: neither is what the forward check ran).
+bool wants_grad(const Case& c, size_t k) {
+  return is_float(c.inputs[k].dtype) && (k == 0 || !is_loss(c.op));
+}
+
+// The case's inputs with each checked base a leaf that requires grad (when `record`) and its
 // views applied to it, so they are recorded.
 std::vector<Built> leaf_inputs(const Case& c, tl::Device device, bool record) {
   std::vector<Built> in;
-  for (const Input& i : c.inputs) {
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    const Input& i = c.inputs[k];
     Input bare = i;
     bare.views.clear();
     Built b = build_input(bare, device);
-    if (record && is_float(i.dtype)) b.base.requires_grad_();
+    if (record && wants_grad(c, k)) b.base.requires_grad_();
     for (const ViewStep& s : i.views) b.view = apply_view(b.view, s);
     in.push_back(b);
   }
@@ -80,7 +99,7 @@ struct Grads {
   bool checked = false;           // the case's result is floating and requires grad
   std::string error;              // what the forward or backward raised
   tl::Tensor out;                 // the result (detached)
-  std::vector<tl::Tensor> grads;  // per input, the base's gradient (undefined: not floating)
+  std::vector<tl::Tensor> grads;  // per input, the base's gradient (undefined: not checked)
 };
 
 Grads gradients(const Case& c, tl::Device device) {
@@ -93,12 +112,12 @@ Grads gradients(const Case& c, tl::Device device) {
     r.out = out.detach();
     std::vector<tl::Tensor> leaves;
     for (size_t k = 0; k < in.size(); ++k)
-      if (is_float(c.inputs[k].dtype)) leaves.push_back(in[k].base);
+      if (wants_grad(c, k)) leaves.push_back(in[k].base);
     const std::vector<tl::Tensor> g =
         tl::autograd::grad({tl::sum(out * weights(out))}, leaves, {}, std::nullopt, false, true);
     size_t next = 0;
     for (size_t k = 0; k < in.size(); ++k) {
-      if (!is_float(c.inputs[k].dtype)) {
+      if (!wants_grad(c, k)) {
         r.grads.emplace_back();
         continue;
       }
@@ -154,7 +173,7 @@ std::optional<std::string> compare_grads(const Case& c, const Grads& cpu, const 
       // an expanded input summing to 0): each device's rounding leaves a different ~1e-17.
       if (std::abs(a[j] - b[j]) <= rtol * (std::abs(a[j]) + magnitude + 1e-2)) continue;
       return "gradient of input " + std::to_string(k) + " element " + std::to_string(j) +
-             ": cuda " + std::to_string(b[j]) + ", cpu " + std::to_string(a[j]);
+             ": cuda " + show(b[j]) + ", cpu " + show(a[j]);
     }
   }
   return std::nullopt;
@@ -200,8 +219,8 @@ std::optional<std::string> spot_check(const Case& c) {
       const double tol = 1e-5 + 1e-3 * std::abs(numeric) + 1e-13 * magnitude / eps;
       if (!(std::abs(numeric - analytic[j]) <= tol))
         return "float64 gradient of input " + std::to_string(k) + " base element " +
-               std::to_string(j) + ": autograd " + std::to_string(analytic[j]) +
-               ", finite differences " + std::to_string(numeric);
+               std::to_string(j) + ": autograd " + show(analytic[j]) + ", finite differences " +
+               show(numeric);
     }
   }
   return std::nullopt;

@@ -1976,6 +1976,211 @@ void run_adaptive_avg_pool2d(Ctx& x) {
       }
 }
 
+// ---- cross_entropy and nll_loss: PyTorch 2.15's formulas, the library's checks in its order ----
+
+// A sum compensated as Neumaier's (the reference must be more exact than the library's sums of
+// up to 2000 terms in double, which the tolerances are for); infinite terms add plainly.
+struct Compensated {
+  double sum = 0, comp = 0;
+  void add(double v) {
+    const double next = sum + v;
+    if (std::isfinite(next))
+      comp += std::fabs(sum) >= std::fabs(v) ? (sum - next) + v : (v - next) + sum;
+    sum = next;
+  }
+  double value() const { return sum + comp; }
+};
+
+// torch's log_softmax of one row of class scores, x - max - log(sum(exp(x - max))): a NaN, a
+// +inf, or -inf everywhere (max - max is NaN) make every element NaN. `err` gets each element's
+// rounding bound in the library's compute type (eps), as the softmax family's; 0 where the
+// element is not finite (then exact).
+void log_softmax_row(const std::vector<double>& row, double eps, std::vector<double>& lp,
+                     std::vector<double>& err) {
+  lp.assign(row.size(), kNaN);
+  err.assign(row.size(), 0);
+  double m = -kInf;
+  for (const double v : row) {
+    if (std::isnan(v)) return;
+    m = std::max(m, v);
+  }
+  if (std::isinf(m)) return;
+  Compensated s;
+  for (const double v : row) s.add(std::exp(v - m));
+  const double ls = std::log(s.value());
+  for (size_t k = 0; k < row.size(); ++k) {
+    lp[k] = row[k] - m - ls;
+    if (std::isfinite(lp[k])) err[k] = 8 * eps * (1 + std::fabs(row[k]) + std::fabs(m) + ls);
+  }
+}
+
+// cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing) and nll_loss
+// (the same without label_smoothing; input holds log-probabilities, any values) over input [C],
+// [N, C] or [N, C, d...], classes along dim 1 (dim 0 for [C]). Per element of the target:
+// - class index t (int64): ignored when t is the ignore_index (loss 0, weight 0; NaN in the row
+//   does not reach it). Else nll = -w[t] * log_softmax(x)[t] (nll_loss: -w[t] * x[t]), and with
+//   label_smoothing e > 0: (1 - e) * nll + e / C * -sum_c w_c * log_softmax(x)_c (torch combines
+//   the two reduced parts; the sum of every element's combination is the same, 0 * inf included).
+//   mean divides by the summed w[t] of the elements kept (NaN when that is 0: nothing kept, N = 0).
+// - class probabilities p (cross_entropy, a floating target of input's shape):
+//   -sum_c w_c * p'_c * log_softmax(x)_c with p' = p * (1 - e) + e / C (0 * -inf is NaN); mean
+//   divides by the number of elements (N * d...; NaN for none).
+// The library computes the class-index losses in float (double for float64) and rounds once;
+// its probability losses and nll_loss through ops in the dtype (a few roundings of each term):
+// the tolerances are the log-probabilities' (the softmax family's) plus a few roundings of the
+// terms' magnitudes (the sums'), and for sums over the classes the accumulator's roundings, which
+// grow with C (double for float32 / float64, float for the half types).
+void run_loss(Ctx& x) {
+  const Case& c = x.c;
+  const bool ce = c.op == Op::CrossEntropy;
+  x.res.error_prefix = std::string("[tl::nn::functional::") + op_name(c.op) + "]";
+  const HostArray &a = x.in[0], &t = x.in[1];
+  const HostArray* w = x.in.size() > 2 ? &x.in[2] : nullptr;
+  // The checks in loss.cpp's order (for raise or not, the order matters only for the error's type
+  // and message): the input's dtype, label_smoothing, the input's rank, then the target's.
+  if (!is_float(a.dtype)) throw Raise{"input not floating"};
+  const double e = ce ? c.label_smoothing : 0;
+  // torch checks label_smoothing <= 1 only when it is > 0 (a negative one acts as 0): README.
+  if (!(e >= 0 && e <= 1)) throw Raise{"label_smoothing outside [0, 1]"};
+  if (a.shape.empty()) throw Raise{"0-dim input"};
+  const size_t cdim = a.shape.size() == 1 ? 0 : 1;
+  const int64_t classes = a.shape[cdim];
+  const bool probs = ce && is_float(t.dtype);
+  auto check_weight = [&] {
+    if (!w) return;
+    if (w->dtype != a.dtype) throw Raise{"weight of another dtype"};
+    if (w->shape != Dims{classes}) throw Raise{"weight not of shape [C]"};
+  };
+  if (probs) {
+    if (t.shape != a.shape) throw Raise{"class probabilities not of input's shape"};
+    // (torch promotes; the library refuses, and the generator keeps input's dtype)
+    if (t.dtype != a.dtype) throw Raise{"class probabilities of another dtype"};
+    check_weight();
+    if (c.ignore_index >= 0) {  // torch: not supported for floating point targets
+      if (x.known.cross_entropy_prob_ignore) {
+        x.res.skip = true;
+        return;
+      }
+      throw Raise{"ignore_index >= 0 with class probabilities"};
+    }
+  } else {
+    if (t.dtype != tl::kInt64) throw Raise{"class indices not int64"};
+    Dims want = a.shape;
+    want.erase(want.begin() + static_cast<std::ptrdiff_t>(cdim));
+    if (t.shape != want) throw Raise{"target not of input's shape without the class dim"};
+    check_weight();
+    for (const V& v : t.v)
+      if (v.i != c.ignore_index && (v.i < 0 || v.i >= classes)) {
+        x.res.index_error = true;
+        throw Raise{"target class out of range"};
+      }
+  }
+  const int64_t outer = cdim == 0 ? 1 : a.shape[0];
+  int64_t inner = 1;
+  for (size_t k = cdim + 1; k < a.shape.size(); ++k) inner *= a.shape[k];
+  const int64_t rows = outer * inner;
+  const DType od = a.dtype;
+  const double eps = od == tl::kFloat64 ? 1e-15 : 1.2e-7;      // float or double compute
+  const double per_term = 4 * float_tol(od, 1.2e-7, 2.3e-16);  // a few roundings in the dtype
+  // A sum over the classes: those roundings and the accumulator's (double, float for the half
+  // types), which grow with C.
+  const double class_sum =
+      per_term + (is_half(od) ? 6e-8 : 1.1e-16) * static_cast<double>(classes) / 4;
+  auto wc = [&](int64_t k) { return w ? w->v[k].f : 1.0; };
+  // Per element: the loss, its log-probabilities' rounding bound, its terms' (the magnitudes
+  // times their roundings).
+  std::vector<double> loss(rows, 0), err(rows, 0), mag(rows, 0), row(classes), lp, lerr;
+  double total_w = 0;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t r = o * inner + i;
+      auto at = [&](int64_t k) { return (o * classes + k) * inner + i; };
+      for (int64_t k = 0; k < classes; ++k) row[k] = a.v[at(k)].f;
+      if (probs) {
+        log_softmax_row(row, eps, lp, lerr);
+        Compensated s;
+        for (int64_t k = 0; k < classes; ++k) {
+          const double p = e > 0 ? t.v[at(k)].f * (1 - e) + e / classes : t.v[at(k)].f;
+          const double term = lp[k] * p * wc(k);
+          s.add(term);
+          mag[r] += class_sum * std::fabs(term);
+          err[r] += std::fabs(p * wc(k)) * lerr[k];
+        }
+        loss[r] = -s.value();
+        total_w += 1;
+        continue;
+      }
+      const int64_t target = t.v[r].i;
+      if (target == c.ignore_index) {
+        // The library's nll_loss reads class 0 of an ignored element and multiplies by 0
+        // (Known::nll_ignored_nonfinite).
+        if (!ce && classes > 0 && !std::isfinite(row[0]) && x.known.nll_ignored_nonfinite) {
+          x.res.skip = true;
+          return;
+        }
+        continue;
+      }
+      const double wt = wc(target);
+      total_w += wt;
+      if (!ce) {
+        loss[r] = -wt * row[target];
+        mag[r] = per_term * std::fabs(loss[r]);
+        continue;
+      }
+      log_softmax_row(row, eps, lp, lerr);
+      double l = -wt * lp[target];
+      mag[r] = per_term * std::fabs(l);
+      err[r] = wt * lerr[target];
+      if (e > 0) {
+        Compensated smooth;
+        double smooth_mag = 0, smooth_err = 0;
+        for (int64_t k = 0; k < classes; ++k) {
+          smooth.add(-wc(k) * lp[k]);
+          smooth_mag += class_sum * std::fabs(wc(k) * lp[k]);
+          smooth_err += wc(k) * lerr[k];
+        }
+        const double share = e / static_cast<double>(classes);
+        l = (1 - e) * l + share * smooth.value();
+        mag[r] = (1 - e) * mag[r] + share * smooth_mag;
+        err[r] = (1 - e) * err[r] + share * smooth_err;
+      }
+      loss[r] = l;
+    }
+  // An element's bound: its log-probabilities' rounding and a few roundings of its terms; 0 where
+  // it is not finite (compared exactly).
+  auto bound = [](double b) { return std::isfinite(b) ? b : 0.0; };
+  HostArray& out = x.res.out;
+  Dims oshape = a.shape;
+  oshape.erase(oshape.begin() + static_cast<std::ptrdiff_t>(cdim));
+  x.res.rtol = float_tol(od, 8 * eps, 8 * eps);
+  if (c.reduction == tl::nn::Reduction::None) {
+    out = {od, oshape, std::vector<V>(rows)};
+    x.res.atol.assign(rows, 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      out.v[r] = finish(V{0, loss[r]}, od);
+      x.res.atol[r] = bound(err[r] + mag[r]);
+    }
+    return;
+  }
+  // sum / mean: the sum's own rounding on top (a few roundings of each element), and for mean
+  // that of the summed weights (bfloat16's nll_loss sums them in bfloat16) and of the division.
+  Compensated sum;
+  double b = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    sum.add(loss[r]);
+    b += err[r] + mag[r] + per_term * std::fabs(loss[r]);
+  }
+  double v = sum.value();
+  if (c.reduction == tl::nn::Reduction::Mean) {
+    const double denom = probs ? static_cast<double>(rows) : total_w;
+    v /= denom;  // 0 / 0 is NaN, torch's mean of nothing
+    b /= denom;
+    x.res.rtol *= 3;
+  }
+  out = {od, {}, {finish(V{0, v}, od)}};
+  x.res.atol = {bound(b)};
+}
+
 // torch.can_cast: no floating -> integral and no non-bool -> bool.
 bool can_cast(DType from, DType to) {
   if (is_float(from)) return is_float(to);
@@ -2581,6 +2786,8 @@ RefResult run_reference(const Case& c, const Known& known) {
       run_avg_pool2d(x);
     else if (op == Op::AdaptiveAvgPool2d)
       run_adaptive_avg_pool2d(x);
+    else if (is_loss(op))
+      run_loss(x);
     else if (op == Op::Reshape || op == Op::View)
       run_reshape(x);
     else if (op == Op::Copy || op == Op::Fill)

@@ -16,6 +16,10 @@ struct RefResult {
   HostArray out;             // for copy_/fill_: the destination's whole base after the op
   std::vector<double> atol;  // per-element absolute tolerance (floating outputs), may be empty
   double rtol = 0;           // relative tolerance (floating outputs)
+  // Where the library must raise: the start its message must have when not empty (beyond the
+  // "[tl::" every error has), and whether it must be an IndexError.
+  std::string error_prefix;
+  bool index_error = false;
 };
 
 // The geometry of an input after its view chain; false when a step is invalid for the input.

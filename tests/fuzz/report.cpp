@@ -232,6 +232,15 @@ void print_reproducer(std::ostream& os, const Case& c, const std::string& mismat
        << ")";
   } else if (op == Op::AdaptiveAvgPool2d) {
     os << "tl::adaptive_avg_pool2d(in0, " << list(c.output_size) << ")";
+  } else if (is_loss(op)) {
+    const char* reduction = c.reduction == tl::nn::Reduction::None   ? "tl::nn::kNone"
+                            : c.reduction == tl::nn::Reduction::Mean ? "tl::nn::kMean"
+                                                                     : "tl::nn::kSum";
+    os << "tl::nn::functional::" << op_name(op) << "(in0, in1, "
+       << (c.inputs.size() > 2 ? "in2" : "tl::Tensor()") << ", " << int_literal(c.ignore_index)
+       << ", " << reduction;
+    if (op == Op::CrossEntropy) os << ", " << number(c.label_smoothing, false);
+    os << ")";
   } else if (op == Op::To) {
     os << "in0.to(" << dtype_const(c.target) << ")";
   } else if (op == Op::Clone || op == Op::Contiguous) {

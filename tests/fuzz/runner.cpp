@@ -415,6 +415,12 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in) {
                             c.divisor_override);
     case Op::AdaptiveAvgPool2d:
       return tl::adaptive_avg_pool2d(t(0), c.output_size);
+    case Op::CrossEntropy:
+      return tl::nn::functional::cross_entropy(t(0), t(1), in.size() > 2 ? t(2) : tl::Tensor(),
+                                               c.ignore_index, c.reduction, c.label_smoothing);
+    case Op::NllLoss:
+      return tl::nn::functional::nll_loss(t(0), t(1), in.size() > 2 ? t(2) : tl::Tensor(),
+                                          c.ignore_index, c.reduction);
     case Op::To:
       return t(0).to(c.target);
     case Op::Clone:
@@ -512,6 +518,7 @@ LibResult run_guarded(const Case& c, tl::Device device,
   } catch (const tl::Error& e) {
     r.raised = true;
     r.error = e.what();
+    r.index_error = dynamic_cast<const tl::IndexError*>(&e) != nullptr;
   } catch (const std::exception& e) {
     r.raised = true;
     r.error = std::string("untyped exception: ") + e.what();
@@ -547,6 +554,10 @@ std::optional<std::string> compare(const Case& c, const RefResult& ref, const Li
   if (!ref.raises && lib.raised) return "raised where a result is expected: " + lib.error;
   if (lib.raised) {
     if (lib.error.rfind("[tl::", 0) != 0) return "raised an error without an op name: " + lib.error;
+    if (lib.error.rfind(ref.error_prefix, 0) != 0)
+      return "raised an error not starting with " + ref.error_prefix + ": " + lib.error;
+    if (ref.index_error && !lib.index_error)
+      return "raised another error than an IndexError (" + ref.why + "): " + lib.error;
     return std::nullopt;
   }
   if (auto d = compare_arrays(ref, ref.out, lib.out, "result")) return d;

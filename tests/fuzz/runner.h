@@ -25,7 +25,8 @@ tl::Tensor run_op(const Case& c, std::vector<Built>& in);
 // What tensorlet did with a case.
 struct LibResult {
   bool raised = false;
-  std::string error;  // the exception's type and message
+  std::string error;         // the exception's type and message
+  bool index_error = false;  // the exception is a tl::IndexError
   HostArray out;
   bool contiguous = true;  // clone/contiguous results must be contiguous
 };

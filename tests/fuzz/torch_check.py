@@ -228,6 +228,13 @@ def run(c):
                                               bool(c["count_include_pad"]), c["divisor_override"])
     if op == "adaptive_avg_pool2d":
         return torch.nn.functional.adaptive_avg_pool2d(ins[0], pair(c["output_size"]))
+    if op in ("cross_entropy", "nll_loss"):  # inputs: input, target[, weight]
+        kw = dict(weight=ins[2] if len(ins) > 2 else None, ignore_index=c["ignore_index"],
+                  reduction=c["reduction"])
+        if op == "nll_loss":
+            return torch.nn.functional.nll_loss(ins[0], ins[1], **kw)
+        return torch.nn.functional.cross_entropy(ins[0], ins[1], label_smoothing=c["label_smoothing"],
+                                                 **kw)
     if op == "to":
         return ins[0].to(DT[c["target"]])
     if op in ("clone", "contiguous"):
