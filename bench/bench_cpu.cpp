@@ -45,14 +45,7 @@ std::string cpu_model() {
 using tl_bench::fmt;
 using tl_bench::row;
 
-// A row whose target is against PyTorch's CPU: bench/torch_reference.py measures PyTorch on the
-// same workload and machine and prints the verdict; the ratio here is against the floor shown.
-void vs_torch_row(const char* id, const std::string& workload, const std::string& ours,
-                  const std::string& floor, double ratio, const char* target) {
-  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
-              floor.c_str(), ratio, target, "see torch_reference");
-  std::fflush(stdout);
-}
+using tl_bench::vs_torch_row;
 
 // 1, 2 and all threads (each once).
 std::vector<int> thread_counts(int all) {

@@ -20,6 +20,7 @@
 #include <tensorlet/tensorlet.h>
 
 #include "bench_util.h"
+#include "models.h"
 
 #include "tensorlet/backends/cuda/cuda_internal.h"
 #include "raw_kernels.h"
@@ -838,6 +839,38 @@ void bench_adamw() {
       fmt("floor %.3f ms", floor_s * 1e3), floor_s / t[1], ">= 0.85x", floor_s / t[1] >= 0.85);
 }
 
+// ---- T2: one training step of the book's ResNet-18 variant, batch 256 -------------------------
+
+// Forward, cross_entropy, backward and an SGD step (lr 0.05, the book's) on random 28x28 images,
+// float32 and under bfloat16 autocast; median step time. torch_reference.py times the same model
+// in PyTorch eager (cuDNN convolutions); the target is at most PyTorch's time in each.
+void bench_resnet_step() {
+  const tl::Device cuda = tl::Device::cuda(0);
+  for (const bool bf16 : {false, true}) {
+    tl::manual_seed(0);
+    tl::nn::Sequential net = tl_example::resnet18();
+    net->to(cuda);
+    tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(0.05));
+    const tl::Tensor x = rand_of({256, 1, 28, 28}, tl::kFloat32);
+    const tl::Tensor y = tl::randint(0, 10, {256}, tl::TensorOptions(tl::kInt64).device(cuda));
+    auto step = [&] {
+      opt.zero_grad();
+      tl::Tensor loss;
+      {
+        std::optional<tl::autocast> guard;
+        if (bf16) guard.emplace(tl::DeviceType::CUDA, tl::kBFloat16);
+        loss = tl::nn::functional::cross_entropy(net(x), y);
+      }
+      loss.backward();
+      opt.step();
+    };
+    auto t = interleaved_medians(5, 2, {events(step)});
+    tl_bench::vs_torch_row(
+        "T2", std::string("ResNet-18 step, batch 256, ") + (bf16 ? "bf16 autocast" : "f32"),
+        fmt("%.2f ms", t[0] * 1e3), "PyTorch: torch_reference.py", 0, ">= 1.0x torch");
+  }
+}
+
 // ---- T4: cross_entropy forward + backward on [4096, 128256] vs its copy floor ----------------
 
 // The fused kernels read x forward, read it again and write dx backward: 3 x's bytes at the D2D
@@ -939,6 +972,7 @@ int main(int argc, char** argv) {
   if (wanted(argc, argv, "O4")) section("O4", [] { bench_cumsum(); });
   if (wanted(argc, argv, "O5")) section("O5", [] { bench_scatter(); });
   if (wanted(argc, argv, "A3")) section("A3", [] { bench_unary_backward(); });
+  if (wanted(argc, argv, "T2")) section("T2", [] { bench_resnet_step(); });
   if (wanted(argc, argv, "T3")) section("T3", [] { bench_adamw(); });
   if (wanted(argc, argv, "T4")) section("T4", [] { bench_cross_entropy(); });
   if (wanted(argc, argv, "G7") || wanted(argc, argv, "G8")) section("G7", [] { bench_graphs(); });

@@ -60,4 +60,13 @@ inline void row(const char* id, const std::string& workload, const std::string& 
   std::fflush(stdout);
 }
 
+// A row whose target is against PyTorch: bench/torch_reference.py measures PyTorch on the same
+// workload and machine and prints the verdict; the ratio here is against the floor shown.
+inline void vs_torch_row(const char* id, const std::string& workload, const std::string& ours,
+                         const std::string& floor, double ratio, const char* target) {
+  std::printf("%-3s %-34s %-16s %-34s %6.2f  %-12s %s\n", id, workload.c_str(), ours.c_str(),
+              floor.c_str(), ratio, target, "see torch_reference");
+  std::fflush(stdout);
+}
+
 }  // namespace tl_bench

@@ -485,6 +485,52 @@ def adamw():
     torch.cuda.empty_cache()
 
 
+def resnet_step():
+    """T2: one training step (forward, cross_entropy, backward, SGD lr 0.05) of the book's
+    ResNet-18 variant for 28x28 Fashion-MNIST (3x3 first conv with batch norm, no max-pool), batch
+    256, float32 and under bfloat16 autocast (bench_cuda's T2: the same model in tensorlet)."""
+    from torch import nn
+
+    class Residual(nn.Module):
+        def __init__(self, cin, c, use_1x1conv, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, c, 3, padding=1, stride=stride)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+            self.conv3 = nn.Conv2d(cin, c, 1, stride=stride) if use_1x1conv else None
+            self.bn1, self.bn2 = nn.BatchNorm2d(c), nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+            return torch.relu(y + (self.conv3(x) if self.conv3 is not None else x))
+
+    def stage(cin, c, first):
+        return nn.Sequential(*[Residual(cin, c, True, 2) if i == 0 and not first
+                               else Residual(c, c, False, 1) for i in range(2)])
+
+    for bf16 in (False, True):
+        torch.manual_seed(0)
+        net = nn.Sequential(nn.Sequential(nn.Conv2d(1, 64, 3, padding=1), nn.BatchNorm2d(64),
+                                          nn.ReLU()),
+                            stage(64, 64, True), stage(64, 128, False), stage(128, 256, False),
+                            stage(256, 512, False), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(),
+                            nn.Linear(512, 10)).cuda()
+        opt = torch.optim.SGD(net.parameters(), lr=0.05)
+        x = torch.rand(256, 1, 28, 28, device="cuda")
+        y = torch.randint(0, 10, (256,), device="cuda")
+
+        def step():
+            opt.zero_grad()
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+                loss = torch.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+        (t,) = medians([events(step)], reps=5)
+        row("T2", f"ResNet-18 step, batch 256, {'bf16 autocast' if bf16 else 'f32'}", t * 1e3,
+            "ms")
+        del net, opt
+    torch.cuda.empty_cache()
+
+
 def cross_entropy():
     """T4: F.cross_entropy(x, t) forward + backward on [4096, 128256], float32 and bfloat16
     (bench_cuda's T4 times tensorlet's fused kernels on the same shapes)."""
@@ -527,7 +573,7 @@ def ours_of(path, ours, seen):
 # Rows whose target is a speed ratio against PyTorch (> 1: tensorlet faster); the others are
 # judged against their floors in bench_cuda / bench_cpu.
 TARGETS = {"C3": 0.8, "C4": 0.9, "C5": 1.0, "C6": 1.0, "C8": 1.0, "O6": 0.8, "G7": 1.0,
-           "G9": 1.0, "O2": 1.0, "O5": 1.0, "A3": 1.0}
+           "G9": 1.0, "O2": 1.0, "O5": 1.0, "A3": 1.0, "T2": 1.0, "T3": 1.0, "T4": 1.0}
 
 
 def compare(paths):
@@ -576,7 +622,7 @@ def main():
                 ("G9", seed_loop), ("G5", alloc), ("G6", nonzero), ("H1", half_gemm),
                 ("H2 H3", half_bandwidth), ("TF32", tf32_gemm), ("O1", softmax),
                 ("O2 O3", ordering), ("O4", cumsum), ("O6", cpu_ops), ("O5", scatter),
-                ("A3", unary_backward), ("T3", adamw), ("T4", cross_entropy),
+                ("A3", unary_backward), ("T2", resnet_step), ("T3", adamw), ("T4", cross_entropy),
                 ("C3 C4 C5 C6 C8", cpu_rows)]
     wanted = set(args.rows.upper().split())
     for ids, section in sections:

@@ -8,12 +8,14 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <tensorlet/tensorlet.h>
 
 #include "chart.h"
+#include "models.h"
 namespace tl = tensorlet;
 namespace nn = tl::nn;
 namespace F = tl::nn::functional;
@@ -28,21 +30,8 @@ int env_int(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-// The book's LeNet: sigmoid activations, average pooling, 28x28 input padded by the first conv.
-nn::Sequential lenet() {
-  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)), nn::Sigmoid(),
-                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)),
-                        nn::Conv2d(nn::Conv2dOptions(6, 16, 5)), nn::Sigmoid(),
-                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)), nn::Flatten(),
-                        nn::Linear(16 * 5 * 5, 120), nn::Sigmoid(), nn::Linear(120, 84),
-                        nn::Sigmoid(), nn::Linear(84, 10));
-}
-
-// The book's init_weights: xavier_uniform_ on every Linear and Conv2d weight.
-void init_weights(nn::Sequential& net) {
-  for (const auto& item : net->named_parameters())
-    if (item.key().ends_with("weight")) nn::init::xavier_uniform_(item.value());
-}
+using tl_example::init_weights;
+using tl_example::lenet;
 
 struct Epoch {
   double loss = 0, train_acc = 0, test_acc = 0, seconds = 0, examples_per_s = 0;
@@ -85,20 +74,32 @@ StepOut sgd_step(nn::Sequential& net, tl::optim::SGD& opt, const tl::Tensor& x,
 // graphed: on CUDA, after two eager steps, the whole step (forward, backward, SGD) is captured
 // once into a tl::cuda::Graph on static input tensors; each full batch after that is copied in
 // and replayed as one launch (the last, partial batch of an epoch runs eagerly).
+// A model of the book with its learning rate (SGD, batch 256, xavier init: d2l's train_ch6).
+struct Model {
+  const char* name;
+  nn::Sequential (*make)();
+  double lr;
+};
+const Model kLeNet{"LeNet", lenet, 0.9};
+const Model kResNet{"ResNet-18", tl_example::resnet18, 0.05};
+
 Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& train_set,
           const std::shared_ptr<const tl::data::Dataset>& test_set, int epochs, uint64_t seed = 0,
-          bool verbose = true, bool graphed = false) {
+          bool verbose = true, bool graphed = false, const Model& model = kLeNet) {
   tl::manual_seed(seed);
-  nn::Sequential net = lenet();
+  nn::Sequential net = model.make();
   init_weights(net);
   net->to(device);
-  tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(0.9));
+  tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(model.lr));
   tl::data::DataLoader loader(
       train_set, tl::data::DataLoaderOptions().batch_size(256).shuffle(true).device(device));
   tl::data::DataLoader test_loader(test_set,
                                    tl::data::DataLoaderOptions().batch_size(256).device(device));
   const bool gpu = device.is_cuda();
-  Run run{device.str() + (graphed ? " graphed" : ""), {}, {}};
+  Run run{device.str() + (graphed ? " graphed" : "") +
+              (&model == &kLeNet ? "" : std::string(" ") + model.name),
+          {},
+          {}};
   tl::cuda::Graph graph;
   tl::Tensor static_x, static_y;
   StepOut static_out;
@@ -227,6 +228,15 @@ int main() {
     // The same training with the step captured once and replayed (TL_TRAIN_GRAPHED=0: not run).
     if (gpu && gpu_epochs > 0 && env_int("TL_TRAIN_GRAPHED", 1) != 0)
       runs.push_back(train(tl::Device::cuda(0), train_full, test_set, gpu_epochs, 0, true, true));
+    // The book's ResNet-18 (the 28x28 variant) on cuda:0: TL_TRAIN_RESNET_EPOCHS (default 1;
+    // the book trains 10), eager. Its epochs print as they end.
+    const int resnet_epochs = gpu ? env_int("TL_TRAIN_RESNET_EPOCHS", 1) : 0;
+    std::optional<Run> resnet;
+    if (resnet_epochs > 0) {
+      std::printf("\nResNet-18 (3x3 first convolution, batch norm, no max-pool), SGD lr 0.05:\n");
+      resnet =
+          train(tl::Device::cuda(0), train_full, test_set, resnet_epochs, 0, true, false, kResNet);
+    }
     if (runs.empty()) {
       std::printf("No epochs asked for (TL_TRAIN_EPOCHS, TL_TRAIN_CPU_EPOCHS).\n");
       return 0;
@@ -296,6 +306,13 @@ int main() {
           "after 10 epochs and 3.0 s per epoch on its GPU: %.3f and %.1f s here on %d "
           "CPU threads.\n",
           cpu_last.test_acc, cpu_last.seconds, tl::get_num_threads());
+    }
+    if (resnet) {
+      const Epoch& last = resnet->epochs.back();
+      std::printf(
+          "ResNet-18 on cuda:0: %zu epoch(s), test accuracy %.3f, %.1f s per epoch (%.0f "
+          "examples/s); its convolutions run as im2col and a GEMM, PyTorch's through cuDNN.\n",
+          resnet->epochs.size(), last.test_acc, last.seconds, last.examples_per_s);
     }
     std::printf("\nChart: %s\n", chart.c_str());
     return 0;
