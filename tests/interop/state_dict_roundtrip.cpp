@@ -8,19 +8,15 @@
 
 #include <tensorlet/tensorlet.h>
 
+#include "models.h"
+
 namespace nn = tl::nn;
 
 namespace {
 
-// The book's LeNet (examples/training): keys 0.weight ... 11.bias, as torch's nn.Sequential.
-nn::Sequential lenet() {
-  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)), nn::Sigmoid(),
-                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)),
-                        nn::Conv2d(nn::Conv2dOptions(6, 16, 5)), nn::Sigmoid(),
-                        nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2)), nn::Flatten(),
-                        nn::Linear(16 * 5 * 5, 120), nn::Sigmoid(), nn::Linear(120, 84),
-                        nn::Sigmoid(), nn::Linear(84, 10));
-}
+// The book's LeNet (examples/common/models.h): keys 0.weight ... 11.bias, as torch's
+// nn.Sequential.
+using tl_example::lenet;
 
 // Batch norm's buffers too: running_mean, running_var, num_batches_tracked (int64).
 nn::Sequential with_batch_norm() {
