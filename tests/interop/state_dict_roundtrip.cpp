@@ -1,7 +1,8 @@
 // The other half of state_dict_torch.py: loads each model's PyTorch state_dict (written by
 // safetensors.torch.save_file) into the same tensorlet architecture and writes its eval output
-// for PyTorch's input; then writes a tensorlet model's own state_dict and output for PyTorch to
-// load and compare. usage: state_dict_roundtrip DIR DEVICE (cpu or cuda:0).
+// for PyTorch's input, and one SGD training step's loss, gradients and new state; then writes a
+// tensorlet model's own state_dict and output for PyTorch to load and compare. usage:
+// state_dict_roundtrip DIR DEVICE (cpu or cuda:0).
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -11,6 +12,7 @@
 #include "models.h"
 
 namespace nn = tl::nn;
+namespace F = tl::nn::functional;
 
 namespace {
 
@@ -44,6 +46,24 @@ void run(const std::string& name, nn::Sequential (*make)(), const std::string& d
     tl::save_safetensors(dir + "/ours_out_" + name + ".safetensors",
                          {{"y", net->forward(x.to(device)).cpu()}});
   }
+  // Training from PyTorch's weights: the first step's loss and gradients, and the state after two
+  // steps of SGD with momentum (batch norm's running statistics move too).
+  net->train();
+  const tl::Tensor labels = tl::load_safetensors(dir + "/input_" + name + ".safetensors").at("t");
+  tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(0.1).momentum(0.9));
+  opt.zero_grad();
+  const tl::Tensor loss = F::cross_entropy(net->forward(x.to(device)), labels.to(device));
+  loss.backward();
+  tl::TensorMap grads{{"loss", loss.detach().cpu()}};
+  for (const auto& item : net->named_parameters())
+    grads["grad." + item.key()] = item.value().grad().cpu().contiguous();
+  tl::save_safetensors(dir + "/ours_grads_" + name + ".safetensors", grads);
+  opt.step();
+  // A second step, so that the momentum buffers count.
+  opt.zero_grad();
+  F::cross_entropy(net->forward(x.to(device)), labels.to(device)).backward();
+  opt.step();
+  tl::save_safetensors(dir + "/ours_stepped_" + name + ".safetensors", on_cpu(net->state_dict()));
   // Our weights (after a training-mode forward, so batch norm's buffers moved) for PyTorch.
   tl::manual_seed(7);
   nn::Sequential own = make();

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """state_dict interop with PyTorch, both ways: a model that PyTorch saves with
 safetensors.torch.save_file(model.state_dict()) loads into the same tensorlet architecture
-(tests/interop/state_dict_roundtrip.cpp) and gives PyTorch's outputs, and a tensorlet model's
-state_dict loads into PyTorch (strict) and gives tensorlet's outputs. Models: the book's LeNet,
+(tests/interop/state_dict_roundtrip.cpp) and gives PyTorch's outputs, SGD from them
+(cross_entropy, backward, two steps with momentum) gives PyTorch's loss, gradients and state, and a
+tensorlet model's state_dict loads into PyTorch (strict) and gives tensorlet's outputs. Models: the book's LeNet,
 and a small net with batch norm (its running statistics and num_batches_tracked buffers).
 usage: state_dict_torch.py BINARY WORKDIR [DEVICE...] (default: cpu, and cuda:0 when torch
 sees a GPU). The last line says "state_dict interop: N checks, M differences"."""
@@ -38,7 +39,7 @@ def main():
     for device in devices:
         folder = os.path.join(work, device.replace(":", "_"))
         os.makedirs(folder, exist_ok=True)
-        torch_out = {}
+        torch_out, torch_grads, torch_stepped = {}, {}, {}
         for name, (make, shape) in MODELS.items():
             model = make()
             x = torch.randn(shape)
@@ -46,9 +47,24 @@ def main():
                 model(x)  # a training-mode forward: batch norm's buffers move
             model.eval()
             save_file(model.state_dict(), os.path.join(folder, f"torch_{name}.safetensors"))
-            save_file({"x": x}, os.path.join(folder, f"input_{name}.safetensors"))
+            t = torch.randint(0, 10, (shape[0],))
+            save_file({"x": x, "t": t}, os.path.join(folder, f"input_{name}.safetensors"))
             with torch.no_grad():
                 torch_out[name] = model(x)
+            # One SGD step from these weights, as the C++ side takes it.
+            model.train()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), t)
+            loss.backward()
+            torch_grads[name] = {"loss": loss.detach(),
+                                 **{"grad." + k: p.grad.clone() for k, p in
+                                    model.named_parameters()}}
+            opt.step()
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), t).backward()
+            opt.step()
+            torch_stepped[name] = {k: v.clone() for k, v in model.state_dict().items()}
         subprocess.run([binary, folder, device], check=True)
         for name, (make, shape) in MODELS.items():
             x = load_file(os.path.join(folder, f"input_{name}.safetensors"))["x"]
@@ -58,6 +74,21 @@ def main():
                 differences += 1
                 print(f"{device} {name}: PyTorch's weights in tensorlet give "
                       f"{(ours - torch_out[name]).abs().max().item():.3g} off PyTorch's output")
+            for what, theirs_map in (("grads", torch_grads[name]),
+                                     ("stepped", torch_stepped[name])):
+                ours_map = load_file(os.path.join(folder, f"ours_{what}_{name}.safetensors"))
+                checks += 1
+                if sorted(ours_map) != sorted(theirs_map):
+                    differences += 1
+                    print(f"{device} {name} {what}: keys differ: "
+                          f"{sorted(set(ours_map) ^ set(theirs_map))}")
+                    continue
+                bad = [k for k in theirs_map
+                       if not torch.allclose(ours_map[k].to(theirs_map[k].dtype), theirs_map[k],
+                                             rtol=1e-4, atol=1e-5)]
+                if bad:
+                    differences += 1
+                    print(f"{device} {name} {what}: {bad[:5]} differ from PyTorch's")
             model = make()
             model.load_state_dict(load_file(os.path.join(folder, f"ours_{name}.safetensors")),
                                   strict=True)
