@@ -216,6 +216,8 @@ TEST_CASE("bad input: nn losses") {
       },
       "[tl::nn::functional::nll_loss]");
   check_throws<tl::DTypeError>([&] { (void)F::cross_entropy(x, t.to(tl::kInt32)); }, "int64");
+  check_throws<tl::Error>([&] { (void)F::cross_entropy(x, Tensor()); },
+                          "[tl::nn::functional::cross_entropy] expected a defined tensor");
   check_throws<tl::ShapeError>(
       [&] {
         (void)F::cross_entropy(x, labels({0, 1}, {2}));

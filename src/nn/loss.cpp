@@ -208,7 +208,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   constexpr const char* op = "tl::nn::functional::cross_entropy";
   // Probabilities as a target are cast with the input (the weight follows the input).
   if (Tensor out; autocast_float32(
-          input, is_floating_point(target.dtype()) ? target : Tensor(),
+          input, target.defined() && is_floating_point(target.dtype()) ? target : Tensor(),
           [&](const Tensor& x, const Tensor& t) {
             return cross_entropy(x, t.defined() ? t : target, autocast_detail::to_float32(weight),
                                  ignore_index, reduction, label_smoothing);
