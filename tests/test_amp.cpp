@@ -1,5 +1,6 @@
 // Mixed precision: tl::autocast's op lists (the matmul family and conv2d in the autocast dtype,
-// the float32 list in float32, float64 and integers untouched, nothing outside a guard), its
+// torch's float32 list of the device type in float32, float64 and integers untouched, nothing
+// outside a guard; the CPU's lists checked against torch 2.15's CPU autocast), its
 // values equal to the explicit casts, gradients in each input's own dtype, and tl::GradScaler's
 // scaling, unscaling, skipped steps and scale updates; on the CPU (bfloat16, torch's CPU
 // autocast) and on cuda:0 (float16 and bfloat16) when present.
@@ -66,33 +67,46 @@ TEST_CASE("autocast: the lower-precision list, the float32 list, and what it lea
       CHECK(tl::matmul(tl::ones({2, 2}, tl::TensorOptions(tl::kInt64).device(c.device)),
                        tl::ones({2, 2}, tl::TensorOptions(tl::kInt64).device(c.device)))
                 .dtype() == tl::kInt64);
-      // The float32 list.
-      CHECK(tl::softmax(low, 1).dtype() == tl::kFloat32);
-      CHECK(tl::log_softmax(low, 1).dtype() == tl::kFloat32);
-      CHECK(tl::logsumexp(low, {1}).dtype() == tl::kFloat32);
-      CHECK(tl::sum(low).dtype() == tl::kFloat32);
-      CHECK(tl::cumsum(low, 1).dtype() == tl::kFloat32);
-      CHECK(tl::exp(low).dtype() == tl::kFloat32);
-      CHECK(tl::norm(low).dtype() == tl::kFloat32);
-      CHECK(F::layer_norm(low, {6}, Tensor(), Tensor(), 1e-5).dtype() == tl::kFloat32);
+      // The float32 list: the losses and prod on both device types, as torch's; the rest on
+      // CUDA only (torch's CPU list leaves softmax, sums, norms and the unary ops alone).
+      const tl::DType cuda_only = c.device.is_cuda() ? tl::kFloat32 : c.dtype;
+      CHECK(tl::softmax(low, 1).dtype() == cuda_only);
+      CHECK(tl::log_softmax(low, 1).dtype() == cuda_only);
+      CHECK(tl::logsumexp(low, {1}).dtype() == cuda_only);
+      CHECK(tl::sum(low).dtype() == cuda_only);
+      CHECK(tl::cumsum(low, 1).dtype() == cuda_only);
+      CHECK(tl::exp(low).dtype() == cuda_only);
+      CHECK(tl::norm(low).dtype() == cuda_only);
+      CHECK(F::layer_norm(low, {6}, Tensor(), Tensor(), 1e-5).dtype() == cuda_only);
+      CHECK(tl::prod(low).dtype() == tl::kFloat32);
       const Tensor t = tl::randint(0, 6, {4}, tl::kInt64).to(c.device);
       CHECK(F::cross_entropy(low, t).dtype() == tl::kFloat32);
+      CHECK(F::nll_loss(low, t).dtype() == tl::kFloat32);
       CHECK(F::mse_loss(low, on({4, 6})).dtype() == tl::kFloat32);
+      CHECK(F::l1_loss(low, on({4, 6})).dtype() == tl::kFloat32);
+      CHECK(F::binary_cross_entropy_with_logits(low, tl::sigmoid(on({4, 6}))).dtype() ==
+            tl::kFloat32);
       // The float32 list leaves float32 alone, and ops on neither list keep their dtype.
       CHECK(tl::softmax(a, 1).dtype() == tl::kFloat32);
       CHECK(tl::sqrt(tl::abs(low)).dtype() == c.dtype);
       CHECK((low + low).dtype() == c.dtype);
       // The values: the float32 list computes from the same low-precision inputs.
-      CHECK(tl::allclose(tl::softmax(low, 1), tl::softmax(low.to(tl::kFloat32), 1), 1e-6, 1e-7));
-      // binary_cross_entropy is refused under autocast, as torch's.
-      tl_test::check_throws<tl::Error>(
-          [&] { (void)F::binary_cross_entropy(tl::sigmoid(a), tl::sigmoid(a.detach())); },
-          "unsafe to autocast");
+      CHECK(tl::allclose(F::cross_entropy(low, t), F::cross_entropy(low.to(tl::kFloat32), t), 1e-6,
+                         1e-7));
+      // binary_cross_entropy: refused under CUDA autocast, float32 under the CPU's, as torch's.
+      if (c.device.is_cuda())
+        tl_test::check_throws<tl::Error>(
+            [&] { (void)F::binary_cross_entropy(tl::sigmoid(a), tl::sigmoid(a.detach())); },
+            "unsafe to autocast");
+      else
+        CHECK(F::binary_cross_entropy(tl::sigmoid(low), tl::sigmoid(low.detach())).dtype() ==
+              tl::kFloat32);
     }
     // Outside the guard, nothing is cast.
     CHECK(!tl::is_autocast_enabled(c.device.type()));
     CHECK(tl::matmul(a, b).dtype() == tl::kFloat32);
     CHECK(tl::softmax(low, 1).dtype() == c.dtype);
+    CHECK(tl::prod(low).dtype() == c.dtype);
   }
 }
 

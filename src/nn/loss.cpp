@@ -289,10 +289,18 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
   constexpr const char* op = "tl::nn::functional::binary_cross_entropy";
-  TL_CHECK(!autocast_detail::applies(input), Error, op,
+  TL_CHECK(!autocast_detail::applies_cuda_float32(input), Error, op,
            "binary_cross_entropy is unsafe to autocast (its log of a float16 probability "
            "saturates; torch refuses it too): use binary_cross_entropy_with_logits, which "
            "autocast runs in float32, or leave the autocast region for this loss");
+  // On the CPU torch runs it in float32 instead.
+  if (Tensor out; autocast_float32(
+          input, target,
+          [&](const Tensor& x, const Tensor& t) {
+            return binary_cross_entropy(x, t, autocast_detail::to_float32(weight), reduction);
+          },
+          out))
+    return out;
   check_pair(input, target, op);
   TL_CHECK(input.shape() == target.shape(), ShapeError, op, "expected target of input's shape ",
            input.shape(), ", got ", target.shape());

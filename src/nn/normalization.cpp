@@ -17,8 +17,9 @@ namespace functional {
 Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
                   const Tensor& weight, const Tensor& bias, double eps) {
   constexpr const char* op = "tl::nn::functional::layer_norm";
-  // autocast: on torch's float32 list (the statistics need the range).
-  if (x.defined() && autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+  // autocast on CUDA: on torch's float32 list there (the statistics need the range).
+  if (x.defined() && autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype()))
+      [[unlikely]] {
     const Tensor fx = autocast_detail::to_float32(x), fw = autocast_detail::to_float32(weight),
                  fb = autocast_detail::to_float32(bias);
     autocast_detail::InsideOp inside;

@@ -374,7 +374,7 @@ Tensor& inplace_unary(UnaryOp op, const char* name, Tensor& self) {
 }
 
 // op(a) into a new tensor, or with `into` (the out= forms) into that tensor.
-// torch.autocast's float32 list among the unary ops: where float16/bfloat16 loses the most.
+// torch.autocast's CUDA float32 list among the unary ops: where float16/bfloat16 loses the most.
 bool autocast_to_float32(UnaryOp op) {
   switch (op) {
     case UnaryOp::Exp:
@@ -398,7 +398,7 @@ bool autocast_to_float32(UnaryOp op) {
 }
 
 Tensor unary_op(UnaryOp op, const Tensor& a, Tensor* into = nullptr) {
-  if (!into && autocast_detail::applies(a) && is_reduced_float(a.dtype()) &&
+  if (!into && autocast_detail::applies_cuda_float32(a) && is_reduced_float(a.dtype()) &&
       autocast_to_float32(op)) [[unlikely]] {
     const Tensor f = autocast_detail::to_float32(a);
     autocast_detail::InsideOp inside;

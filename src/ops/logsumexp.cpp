@@ -39,7 +39,7 @@ Tensor logsumexp_below(const Tensor& x, const DimList& dims, bool keepdim) {
 
 // In a graph: one LogsumexpBackward0 node (softmax * g) for the composite computed below it.
 Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
-  if (autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+  if (autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype())) [[unlikely]] {
     const Tensor f = autocast_detail::to_float32(x);
     autocast_detail::InsideOp inside;
     return logsumexp(f, dims, keepdim);

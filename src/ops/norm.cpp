@@ -18,7 +18,7 @@ namespace tensorlet {
 namespace {
 
 Tensor vector_norm(const char* name, const Tensor& x, double p, const DimList& dims, bool keepdim) {
-  if (autocast_detail::applies(x) && is_reduced_float(x.dtype())) [[unlikely]] {
+  if (autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype())) [[unlikely]] {
     const Tensor f = autocast_detail::to_float32(x);
     autocast_detail::InsideOp inside;
     return vector_norm(name, f, p, dims, keepdim);

@@ -166,7 +166,7 @@ static Tensor differentiable_reduction(ReduceOp op, const char* name, const Tens
 }
 
 Tensor sum(const Tensor& a, const DimList& dims, bool keepdim) {
-  if (autocast_detail::applies(a) && is_reduced_float(a.dtype())) [[unlikely]] {
+  if (autocast_detail::applies_cuda_float32(a) && is_reduced_float(a.dtype())) [[unlikely]] {
     const Tensor f = autocast_detail::to_float32(a);
     autocast_detail::InsideOp inside;
     return sum(f, dims, keepdim);

@@ -49,7 +49,8 @@ ValuesIndices extremum_scan(ScanOp op, const Tensor& x, int64_t dim) {
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
+  if (!dtype && autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype()))
+    dtype = kFloat32;
   if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Sum, x, dim, dtype);
   Tensor out;
   {
@@ -60,7 +61,8 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   return out;
 }
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
+  if (!dtype && autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype()))
+    dtype = kFloat32;
   if (!autograd::should_record({&x})) return arithmetic_scan(ScanOp::Prod, x, dim, dtype);
   Tensor out;
   {

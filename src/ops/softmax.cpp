@@ -20,7 +20,8 @@ Tensor softmax_op(const char* name, const Tensor& x, int64_t dim, std::optional<
   scope.inputs({&x});
   check_defined(x, name);
   // autocast: a float16/bfloat16 input without a dtype runs in float32 (torch's fp32 list).
-  if (!dtype && autocast_detail::applies(x) && is_reduced_float(x.dtype())) dtype = kFloat32;
+  if (!dtype && autocast_detail::applies_cuda_float32(x) && is_reduced_float(x.dtype()))
+    dtype = kFloat32;
   const int64_t d = wrap_dim(dim, x.dim(), name);
   const DType compute = dtype ? *dtype : x.dtype();
   if (!is_floating_point(compute))

@@ -1,8 +1,10 @@
 // tl::autocast (torch.autocast): mixed precision chosen per op, per thread and device type. While
 // a guard is alive, ops of the lower-precision list (the matmul family and conv2d) on tensors of
-// its device type run in its dtype, and ops of the float32 list (softmax, log_softmax, logsumexp,
-// the losses, norms, layer_norm, the precision-hungry unary ops, and sum/prod/cumsum/cumprod)
-// run in float32, their other floating inputs cast first; float64 is never cast. Casts are
+// its device type run in its dtype, and ops of the float32 list run in float32, their other
+// floating inputs cast first; float64 is never cast. The float32 list is torch's for the device
+// type: on CUDA the losses, prod, softmax, log_softmax, logsumexp, norms, layer_norm, sum, cumsum,
+// cumprod and the precision-hungry unary ops (binary_cross_entropy refused); on the CPU the
+// losses (binary_cross_entropy included) and prod. Casts are
 // recorded ops, so gradients go back in each input's own dtype.
 #pragma once
 
@@ -47,6 +49,13 @@ inline thread_local bool t_inside_op = false;
 inline bool applies(const Tensor& t) {
   return t_enabled_mask != 0 && !t_inside_op && t.defined() &&
          (t_enabled_mask >> static_cast<unsigned>(t.device().type()) & 1u) != 0;
+}
+
+// torch's float32 lists differ by device type: CUDA's also casts softmax, log_softmax,
+// logsumexp, norm, layer_norm, sum, cumsum, cumprod and the lossy unary ops; the CPU's only the
+// losses and prod. This is the test for those CUDA-only entries.
+inline bool applies_cuda_float32(const Tensor& t) {
+  return applies(t) && t.device().type() == DeviceType::CUDA;
 }
 
 class InsideOp {
