@@ -1,5 +1,6 @@
 // Sliding 2-D windows: the geometry's checks and output sizes, and the im2col index (cached per
-// geometry and device) that gathers every window's taps with one index_select.
+// geometry and device) that gathers every window's taps with one index_select (on the CPU, for
+// float32/float64, window_columns_cpu.cpp's loops instead).
 #include "tensorlet/ops/window.h"
 
 #include <map>
@@ -11,6 +12,7 @@
 #include "tensorlet/ops/index_range.h"
 #include "tensorlet/ops/indexing.h"
 #include "tensorlet/ops/joining.h"
+#include "tensorlet/ops/scatter.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/grad_mode.h"
 #include "tensorlet/tensor/shape.h"
@@ -123,6 +125,7 @@ Tensor cached_index(const Window2d& w, Device device) {
 }  // namespace
 
 Tensor window_columns(const Tensor& x, const Window2d& w, double pad_value) {
+  if (cpu_window_columns_applies(x)) return cpu_window_columns(x, w, pad_value);
   const int64_t n = x.size(0), c = x.size(1);
   Tensor index;
   {
@@ -132,6 +135,20 @@ Tensor window_columns(const Tensor& x, const Window2d& w, double pad_value) {
   const Tensor flat = x.reshape({n, c, w.in_h * w.in_w});
   const Tensor pad = full({n, c, 1}, pad_value, TensorOptions(x.dtype()).device(x.device()));
   return index_select(cat({flat, pad}, 2), 2, index).view({n, c, w.taps(), w.positions()});
+}
+
+Tensor window_columns_adjoint(const Tensor& g, const Window2d& w, const Shape& x_shape,
+                              DType dtype) {
+  const int64_t n = x_shape[0], c = x_shape[1], hw = w.in_h * w.in_w;
+  Tensor index;
+  {
+    NoGradGuard no_grad;
+    index = cached_index(w, g.device());
+  }
+  const Tensor zero = zeros({n, c, hw + 1}, TensorOptions(dtype).device(g.device()));
+  return index_add(zero, 2, index, g.to(dtype).reshape({n, c, w.taps() * w.positions()}))
+      .narrow(2, 0, hw)
+      .reshape(x_shape);
 }
 
 }  // namespace tensorlet::detail

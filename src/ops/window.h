@@ -40,4 +40,14 @@ Window2d make_window(std::array<int64_t, 2> kernel, std::array<int64_t, 2> strid
 // index lives in a per-device cache keyed by the geometry.
 Tensor window_columns(const Tensor& x, const Window2d& w, double pad_value);
 
+// The adjoint of window_columns as recorded ops: columns g [N, C, taps, L] added back into
+// zeros of x_shape (dtype) where they were read (index_add through the cached index).
+Tensor window_columns_adjoint(const Tensor& g, const Window2d& w, const Shape& x_shape,
+                              DType dtype);
+
+// The CPU's window_columns for float32/float64 (window_columns_cpu.cpp): an im2col loop forward,
+// a col2im loop backward (node Im2ColBackward0), the adjoint above when the backward records.
+bool cpu_window_columns_applies(const Tensor& x);
+Tensor cpu_window_columns(const Tensor& x, const Window2d& w, double pad_value);
+
 }  // namespace tensorlet::detail
