@@ -217,3 +217,33 @@ TEST_CASE("bad input: autocast and GradScaler") {
              tl::GradScaler().scale(tl::ones({2}, tl::kInt64))),
   });
 }
+
+TEST_CASE("autocast: a small convolutional net trains under it, with a GradScaler") {
+  for (const AmpCase& c : amp_cases()) {
+    INFO(c.device.str() << " " << c.dtype);
+    tl::manual_seed(3);
+    nn::Sequential net(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::ReLU(), nn::Flatten(),
+                       nn::Linear(4 * 6 * 6, 3));
+    net->to(c.device);
+    tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(0.05));
+    tl::GradScaler scaler({.init_scale = 256.0});
+    const Tensor x = random_tensor({12, 1, 6, 6}, tl::kFloat32, c.device);
+    const Tensor t = tl::randint(0, 3, {12}, tl::kInt64).to(c.device);
+    double first = 0, last = 0;
+    for (int step = 0; step < 30; ++step) {
+      opt.zero_grad();
+      Tensor loss;
+      {
+        tl::autocast guard(c.device.type(), c.dtype);
+        loss = F::cross_entropy(net(x), t);
+      }
+      scaler.scale(loss).backward();
+      for (const Tensor& p : net->parameters()) CHECK(p.grad().dtype() == tl::kFloat32);
+      scaler.step(opt);
+      scaler.update();
+      (step == 0 ? first : last) = loss.item<double>();
+    }
+    CHECK(std::isfinite(last));
+    CHECK(last < first * 0.8);  // the same fixed batch: the loss falls
+  }
+}

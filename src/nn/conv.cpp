@@ -1,6 +1,7 @@
 // tl::nn::Conv2d: option checks, torch's default initialization, forward's checks naming the
 // layer, and torch's printed form.
 #include "tensorlet/nn/conv.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include <cmath>
 
@@ -90,8 +91,9 @@ Tensor Conv2dImpl::forward(const Tensor& x) const {
   TL_CHECK(x.size(x.dim() - 3) == options.in_channels(), ShapeError, kForward, "expected input ",
            x.shape(), " to have ", options.in_channels(), " channels, but got ",
            x.size(x.dim() - 3), " channels instead");
-  TL_CHECK(x.dtype() == weight.dtype(), DTypeError, kForward, "expected input of dtype ",
-           weight.dtype(), " (the layer's), got ", x.dtype());
+  // Under autocast the convolution casts both (torch's Conv2d leaves that to F.conv2d too).
+  TL_CHECK(x.dtype() == weight.dtype() || autocast_detail::applies(x), DTypeError, kForward,
+           "expected input of dtype ", weight.dtype(), " (the layer's), got ", x.dtype());
   TL_CHECK(x.device() == weight.device(), DeviceError, kForward, "expected input on ",
            weight.device(), " (the layer's device), got ", x.device());
   return conv2d(x, weight, bias, options.stride(), options.padding(), options.dilation(),

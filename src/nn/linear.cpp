@@ -1,6 +1,7 @@
 // tl::nn::Linear: initialization from tensorlet's generator, argument checks naming the layer,
 // forward through tl::linear and torch's printed form.
 #include "tensorlet/nn/linear.h"
+#include "tensorlet/tensor/autocast.h"
 
 #include <cmath>
 
@@ -80,8 +81,9 @@ Tensor LinearImpl::forward(const std::vector<Tensor>& params, const Tensor& x) c
            x.shape());
   TL_CHECK(x.device() == w.device(), DeviceError, kForward, "expected the input on ", w.device(),
            " (the parameters' device), got ", x.device());
-  TL_CHECK(x.dtype() == w.dtype(), DTypeError, kForward, "expected a ", w.dtype(),
-           " input (the parameters' dtype), got ", x.dtype());
+  // Under autocast the product casts both (torch's Linear leaves that to F.linear too).
+  TL_CHECK(x.dtype() == w.dtype() || autocast_detail::applies(x), DTypeError, kForward,
+           "expected a ", w.dtype(), " input (the parameters' dtype), got ", x.dtype());
   return has_bias ? linear(x, w, params[1]) : linear(x, w);
 }
 
