@@ -2,9 +2,10 @@
 """PyTorch's side of examples/training: the book's LeNet on Fashion-MNIST, same hyper-parameters
 (SGD lr 0.9, batch 256, xavier_uniform_ weights, 10 epochs), same IDX files.
 
-usage: bench/torch_lenet.py FOLDER [--epochs N] [--cpu-epochs N] [--threads N]
+usage: bench/torch_lenet.py FOLDER [--epochs N] [--cpu-epochs N] [--threads N] [--summary PATH]
 Prints one line per epoch and device (loss, train and test accuracy, seconds, examples/s), as
-examples/training does. The batches are gathered from tensors already on the device (a shuffled
+examples/training does; --summary writes "DEVICE BEST_EPOCH_SECONDS FINAL_TEST_ACCURACY" per
+device, which examples/training prints beside its own numbers (TL_TORCH_SUMMARY=PATH). The batches are gathered from tensors already on the device (a shuffled
 index per epoch), the cheapest input pipeline PyTorch has.
 """
 import argparse
@@ -48,6 +49,9 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+SUMMARY = {}  # device type: (best epoch seconds, final test accuracy), verbose runs only
+
+
 def train(device, data, epochs, seed=0, verbose=True):
     torch.manual_seed(seed)
     (xtr, ytr), (xte, yte) = [(x.to(device), y.to(device)) for x, y in data]
@@ -83,6 +87,8 @@ def train(device, data, epochs, seed=0, verbose=True):
         test_acc = correct / xte.shape[0]
         if not verbose:
             continue
+        best = SUMMARY.get(device.type, (seconds, 0))[0]
+        SUMMARY[device.type] = (min(best, seconds), test_acc)
         print(f"  torch {device.type:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
               f"{train_acc:.3f}  test acc {correct / xte.shape[0]:.3f}  {seconds:6.2f} s  "
               f"{n / seconds:8.0f} examples/s", flush=True)
@@ -95,6 +101,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--cpu-epochs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--summary", default="",
+                    help="write 'DEVICE BEST_EPOCH_SECONDS FINAL_TEST_ACCURACY' lines here")
     ap.add_argument("--seeds", type=int, default=1,
                     help="GPU runs from seeds 0..k-1; prints each final test accuracy and the "
                          "mean (examples/training's TL_TRAIN_SEEDS)")
@@ -113,6 +121,10 @@ def main():
                   + f"; mean {sum(finals) / len(finals):.3f}")
     if args.cpu_epochs:
         train(torch.device("cpu"), data, args.cpu_epochs)
+    if args.summary:
+        with open(args.summary, "w") as f:
+            for device, (seconds, acc) in SUMMARY.items():
+                f.write(f"{device} {seconds:.4f} {acc:.4f}\n")
 
 
 if __name__ == "__main__":

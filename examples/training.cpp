@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,17 +27,39 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+struct Epoch {
+  double loss = 0, train_acc = 0, test_acc = 0, seconds = 0, examples_per_s = 0;
+};
+
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
 }
 
+// PyTorch's numbers from bench/torch_lenet.py --summary (TL_TORCH_SUMMARY names the file): per
+// device type, the best epoch's seconds and the final test accuracy.
+struct TorchRun {
+  double best_seconds = 0, test_acc = 0;
+};
+std::map<std::string, TorchRun> torch_summary() {
+  std::map<std::string, TorchRun> out;
+  const char* path = std::getenv("TL_TORCH_SUMMARY");
+  if (!path || !*path) return out;
+  std::ifstream in(path);
+  std::string device;
+  TorchRun r;
+  while (in >> device >> r.best_seconds >> r.test_acc) out[device] = r;
+  return out;
+}
+
+double best_seconds(const std::vector<Epoch>& epochs) {
+  double b = epochs.front().seconds;
+  for (const Epoch& e : epochs) b = std::min(b, e.seconds);
+  return b;
+}
+
 using tl_example::init_weights;
 using tl_example::lenet;
-
-struct Epoch {
-  double loss = 0, train_acc = 0, test_acc = 0, seconds = 0, examples_per_s = 0;
-};
 
 struct Run {
   std::string device;
@@ -287,12 +311,8 @@ int main() {
           "shows which ops take the time.\n");
       if (graphed_run) {
         // Best epochs: the first one of each pays for start-up (and, graphed, the capture).
-        auto best_seconds = [](const Run& r) {
-          double b = r.epochs.front().seconds;
-          for (const Epoch& e : r.epochs) b = std::min(b, e.seconds);
-          return b;
-        };
-        const double eager_s = best_seconds(cuda), graphed_s = best_seconds(*graphed_run);
+        const double eager_s = best_seconds(cuda.epochs),
+                     graphed_s = best_seconds(graphed_run->epochs);
         std::printf(
             "With the whole step captured once and replayed as one CUDA graph launch per "
             "batch, the best epoch took %.2f s against %.2f s eager (%.2fx), and the final "
@@ -307,6 +327,23 @@ int main() {
           "CPU threads.\n",
           cpu_last.test_acc, cpu_last.seconds, tl::get_num_threads());
     }
+    // Beside PyTorch (bench/torch_lenet.py --summary on the same machine, TL_TORCH_SUMMARY).
+    const std::map<std::string, TorchRun> torch_runs = torch_summary();
+    for (const Run& r : runs) {
+      const std::string type = r.device.substr(0, r.device.find(':'));
+      const auto it = torch_runs.find(type == "cuda" ? "cuda" : "cpu");
+      if (it == torch_runs.end() || r.epochs.empty()) continue;
+      const double ours = best_seconds(r.epochs);
+      std::printf(
+          "Beside PyTorch on %s: best epoch %.2f s against %.2f s (%.2fx PyTorch's time), final "
+          "test accuracy %.3f against %.3f.\n",
+          r.device.c_str(), ours, it->second.best_seconds, ours / it->second.best_seconds,
+          r.epochs.back().test_acc, it->second.test_acc);
+    }
+    if (torch_runs.empty())
+      std::printf(
+          "(PyTorch's side: bench/torch_lenet.py FOLDER --summary FILE, then TL_TORCH_SUMMARY=FILE "
+          "here prints the two side by side.)\n");
     if (resnet) {
       const Epoch& last = resnet->epochs.back();
       std::printf(
