@@ -10,6 +10,7 @@ prints tensorlet's figure next to PyTorch's with their speed ratio (> 1: tensorl
 """
 import argparse
 import itertools
+import os
 import re
 import statistics
 import sys
@@ -489,31 +490,12 @@ def resnet_step():
     """T2: one training step (forward, cross_entropy, backward, SGD lr 0.05) of the book's
     ResNet-18 variant for 28x28 Fashion-MNIST (3x3 first conv with batch norm, no max-pool), batch
     256, float32 and under bfloat16 autocast (bench_cuda's T2: the same model in tensorlet)."""
-    from torch import nn
-
-    class Residual(nn.Module):
-        def __init__(self, cin, c, use_1x1conv, stride):
-            super().__init__()
-            self.conv1 = nn.Conv2d(cin, c, 3, padding=1, stride=stride)
-            self.conv2 = nn.Conv2d(c, c, 3, padding=1)
-            self.conv3 = nn.Conv2d(cin, c, 1, stride=stride) if use_1x1conv else None
-            self.bn1, self.bn2 = nn.BatchNorm2d(c), nn.BatchNorm2d(c)
-
-        def forward(self, x):
-            y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
-            return torch.relu(y + (self.conv3(x) if self.conv3 is not None else x))
-
-    def stage(cin, c, first):
-        return nn.Sequential(*[Residual(cin, c, True, 2) if i == 0 and not first
-                               else Residual(c, c, False, 1) for i in range(2)])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from torch_models import resnet18
 
     for bf16 in (False, True):
         torch.manual_seed(0)
-        net = nn.Sequential(nn.Sequential(nn.Conv2d(1, 64, 3, padding=1), nn.BatchNorm2d(64),
-                                          nn.ReLU()),
-                            stage(64, 64, True), stage(64, 128, False), stage(128, 256, False),
-                            stage(256, 512, False), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(),
-                            nn.Linear(512, 10)).cuda()
+        net = resnet18().cuda()
         opt = torch.optim.SGD(net.parameters(), lr=0.05)
         x = torch.rand(256, 1, 28, 28, device="cuda")
         y = torch.randint(0, 10, (256,), device="cuda")

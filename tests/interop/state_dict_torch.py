@@ -4,7 +4,8 @@ safetensors.torch.save_file(model.state_dict()) loads into the same tensorlet ar
 (tests/interop/state_dict_roundtrip.cpp) and gives PyTorch's outputs, SGD from them
 (cross_entropy, backward, two steps with momentum) gives PyTorch's loss, gradients and state, and a
 tensorlet model's state_dict loads into PyTorch (strict) and gives tensorlet's outputs. Models: the book's LeNet,
-and a small net with batch norm (its running statistics and num_batches_tracked buffers).
+a small net with batch norm (its running statistics and num_batches_tracked buffers), and the
+book's ResNet-18 variant (bench/torch_models.py; examples/common/models.h in tensorlet).
 usage: state_dict_torch.py BINARY WORKDIR [DEVICE...] (default: cpu, and cuda:0 when torch
 sees a GPU). The last line says "state_dict interop: N checks, M differences"."""
 import os
@@ -28,7 +29,11 @@ def with_batch_norm():
                          nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 10))
 
 
-MODELS = {"lenet": (lenet, (5, 1, 28, 28)), "bn": (with_batch_norm, (6, 1, 8, 8))}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from torch_models import resnet18  # noqa: E402  (bench/torch_models.py, beside the benchmarks)
+
+MODELS = {"lenet": (lenet, (5, 1, 28, 28)), "bn": (with_batch_norm, (6, 1, 8, 8)),
+          "resnet18": (resnet18, (2, 1, 28, 28))}
 
 
 def main():
@@ -53,7 +58,7 @@ def main():
                 torch_out[name] = model(x)
             # One SGD step from these weights, as the C++ side takes it.
             model.train()
-            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+            opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
             opt.zero_grad()
             loss = torch.nn.functional.cross_entropy(model(x), t)
             loss.backward()
