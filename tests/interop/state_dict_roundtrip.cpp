@@ -51,7 +51,7 @@ void run(const std::string& name, nn::Sequential (*make)(), const std::string& d
   net->train();
   const tl::Tensor labels = tl::load_safetensors(dir + "/input_" + name + ".safetensors").at("t");
   // lr 0.01: with 0.1 a batch of 2 moves ResNet-18 so far in one step (loss 2.27 to 0.24) that
-  // rounding differences of 1e-6 in the first grow to 1e-3 in the second, in either library.
+  // differences of 1e-6 after the first step (rounding) grew to 1e-3 after the second.
   tl::optim::SGD opt(net->parameters(), tl::optim::SGDOptions(0.01).momentum(0.9));
   opt.zero_grad();
   const tl::Tensor loss = F::cross_entropy(net->forward(x.to(device)), labels.to(device));
