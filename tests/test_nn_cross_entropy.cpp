@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gradcheck.h"
+#include "rounding.h"
 #include "tensorlet/backends/backend.h"
 #include "test_util.h"
 
@@ -88,17 +89,11 @@ Tensor weights_for(const tl::Shape& shape) {
   return tl::round(random_tensor(shape, tl::kFloat64) * 8) / 8;
 }
 
-double unit_roundoff(tl::DType d) {
-  if (d == tl::kFloat64) return 0x1p-53;
-  if (d == tl::kFloat32) return 0x1p-24;
-  if (d == tl::kFloat16) return 0x1p-11;
-  return 0x1p-8;
-}
-
 void check_near(const Tensor& got, const Tensor& want, tl::DType dtype, double atol) {
   const std::vector<double> w = values_of(want);
   std::vector<double> tol(w.size());
-  for (size_t i = 0; i < w.size(); ++i) tol[i] = 4 * unit_roundoff(dtype) * std::abs(w[i]) + atol;
+  for (size_t i = 0; i < w.size(); ++i)
+    tol[i] = 4 * tl_test::unit_roundoff(dtype) * std::abs(w[i]) + atol;
   tl_test::check_values_within(got, w, tol);
 }
 
