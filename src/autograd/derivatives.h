@@ -5,6 +5,7 @@
 
 #include "tensorlet/autograd/autograd_meta.h"
 #include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/convolution_args.h"
 #include "tensorlet/backends/math/cross_entropy_ops.h"
 #include "tensorlet/backends/math/unary_ops.h"
 #include "tensorlet/tensor/autograd_hooks.h"
@@ -48,6 +49,11 @@ void record_softmax(bool log, const Tensor& x, int64_t dim, const Tensor& out);
 void record_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& weight,
                           const Tensor& weight_total, const Tensor& lse,
                           const CrossEntropyArgs& args, const Tensor& out);
+
+// A backend's own 2-D convolution y = conv2d(x, w) (ops/convolution_native.cpp): the backward
+// is that backend's two backward passes (Backend::conv2d_backward_*), or the im2col formulas as
+// recorded ops when the backward itself must be differentiable or the backend declines.
+void record_conv2d(const Tensor& x, const Tensor& w, const Conv2dArgs& args, const Tensor& y);
 
 // Views and shape ops (tensor/autograd_hooks.h's kinds and arguments, reached through its hook):
 // the gradient takes the inverse path back to the input's shape.

@@ -8,6 +8,7 @@
 
 #include "tensorlet/backends/math/binary_backward_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
+#include "tensorlet/backends/math/convolution_args.h"
 #include "tensorlet/backends/math/cross_entropy_ops.h"
 #include "tensorlet/backends/math/optimizer_ops.h"
 #include "tensorlet/backends/math/reduce_ops.h"
@@ -284,6 +285,27 @@ class Backend {
   // has none for these operands: the front-end then copies the bias in and calls gemm.
   virtual bool gemm_bias(const Tensor& /*a*/, const Tensor& /*b*/, const Tensor& /*bias*/,
                          Scalar /*alpha*/, const Tensor& /*out*/) {
+    return false;
+  }
+  // 2-D convolution by the backend's own library (CUDA: cuDNN), without the bias: x [N, C, H, W],
+  // w [O, C / groups, kH, kW] and y [N, O, Ho, Wo] (backends/math/convolution_args.h) of one
+  // floating dtype, contiguous, on this device, every size >= 1. Forward writes y; the backward
+  // passes write dx (x's shape) from dy and w, and dw (w's shape) from x and dy, each overwritten.
+  // Each returns false, having done nothing, where the backend has no such convolution for these
+  // operands: tl::conv2d then runs its im2col + matmul path (forward), or the node its im2col
+  // formulas (backward).
+  // Whether this backend may have its own convolution for dtype (the front-end then tries it).
+  virtual bool has_conv2d(DType /*dtype*/) const { return false; }
+  virtual bool conv2d_forward(const Tensor& /*x*/, const Tensor& /*w*/, const Conv2dArgs& /*a*/,
+                              const Tensor& /*y*/) {
+    return false;
+  }
+  virtual bool conv2d_backward_input(const Tensor& /*dy*/, const Tensor& /*w*/,
+                                     const Conv2dArgs& /*a*/, const Tensor& /*dx*/) {
+    return false;
+  }
+  virtual bool conv2d_backward_weight(const Tensor& /*x*/, const Tensor& /*dy*/,
+                                      const Conv2dArgs& /*a*/, const Tensor& /*dw*/) {
     return false;
   }
 };

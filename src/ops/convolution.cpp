@@ -1,9 +1,11 @@
-// tl::conv2d as im2col + matmul: every window gathered by one index_select, then one batched
-// matmul per group, all recorded ops (so on every device and differentiable twice).
+// tl::conv2d: the backend's own convolution where it has one (cuDNN: ops/convolution_native.cpp),
+// else im2col + matmul: every window gathered by one index_select, then one batched matmul per
+// group, all recorded ops (so on every device and differentiable twice).
 #include "tensorlet/ops/convolution.h"
 
 #include "tensorlet/tensor/autocast.h"
 #include "tensorlet/ops/elementwise.h"
+#include "tensorlet/ops/convolution_native.h"
 #include "tensorlet/ops/linalg.h"
 #include "tensorlet/ops/window.h"
 #include "tensorlet/tensor/error.h"
@@ -73,6 +75,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   const int64_t n = x.size(0), c = x.size(1), o = weight.size(0);
   const detail::Window2d w = detail::make_window({weight.size(2), weight.size(3)}, s, p, d,
                                                  x.size(2), x.size(3), false, kOp);
+  const Conv2dArgs args{{s[0], s[1]}, {p[0], p[1]}, {d[0], d[1]}, groups};
+  Tensor native = detail::native_conv2d(x, weight, args, Shape({n, o, w.out_h, w.out_w}));
+  if (native.defined()) {
+    if (bias.defined()) native = native + bias.view({1, o, 1, 1});
+    return batched ? native : native.squeeze(0);
+  }
   const int64_t cg = c / groups, og = o / groups, k = cg * w.taps(), l = w.positions();
   // [N, C, taps, L] -> [N, groups, C/g * taps, L]; weight [O, C/g, kH, kW] -> [g, O/g, C/g*taps].
   const Tensor cols = detail::window_columns(x, w, 0.0).view({n, groups, k, l});

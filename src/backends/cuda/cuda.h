@@ -169,4 +169,11 @@ void record_stream(const Tensor& t, const Stream& stream);
 void set_allow_tf32(bool allow);
 bool allow_tf32();
 
+// Whether convolutions run on cuDNN (torch.backends.cudnn.is_available()): the library was built
+// with it (meson's cudnn option) and a CUDA device is there; its version (90100 for 9.1.0) or 0.
+// float32 convolutions use TF32 only where allow_tf32() says so: one setting for matmul and
+// convolution, where torch has two (and allows TF32 in cuDNN by default).
+bool cudnn_is_available();
+int cudnn_version();
+
 }  // namespace tensorlet::cuda

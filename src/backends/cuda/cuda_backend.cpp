@@ -240,6 +240,27 @@ class CudaBackend final : public Backend {
     OnDevice on_device(cuda_index_of(out));
     return cuda::gemm_bias(a, b, bias, alpha, out);
   }
+#ifdef TL_WITH_CUDNN
+  bool has_conv2d(DType dtype) const override {
+    return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Float16 ||
+           dtype == DType::BFloat16;
+  }
+  bool conv2d_forward(const Tensor& x, const Tensor& w, const Conv2dArgs& a,
+                      const Tensor& y) override {
+    OnDevice on_device(cuda_index_of(y));
+    return cuda::cudnn_conv2d_forward(x, w, a, y);
+  }
+  bool conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2dArgs& a,
+                             const Tensor& dx) override {
+    OnDevice on_device(cuda_index_of(dx));
+    return cuda::cudnn_conv2d_backward_input(dy, w, a, dx);
+  }
+  bool conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dArgs& a,
+                              const Tensor& dw) override {
+    OnDevice on_device(cuda_index_of(dw));
+    return cuda::cudnn_conv2d_backward_weight(x, dy, a, dw);
+  }
+#endif
 };
 
 Backend& instance() {

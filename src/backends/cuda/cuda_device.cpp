@@ -1,5 +1,8 @@
 // tl::cuda devices: count and availability, properties and free memory, the current device and
 // its guards, device-wide synchronization and the TF32 switch (built with the CUDA backend).
+#ifdef TL_WITH_CUDNN
+#include <cudnn.h>
+#endif
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -146,5 +149,13 @@ void set_allow_tf32(bool allow) {
   set_matmul_precision(allow ? MatmulPrecision::High : MatmulPrecision::Highest);
 }
 bool allow_tf32() { return matmul_precision() != MatmulPrecision::Highest; }
+
+#ifdef TL_WITH_CUDNN
+bool cudnn_is_available() { return is_available(); }
+int cudnn_version() { return static_cast<int>(cudnnGetVersion()); }
+#else
+bool cudnn_is_available() { return false; }
+int cudnn_version() { return 0; }
+#endif
 
 }  // namespace tensorlet::cuda

@@ -97,6 +97,14 @@ void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta, const Ten
 // Whether matmul/gemm run an m x n x k product (out's batch included) on our own kernels rather
 // than cuBLAS: small and medium floats, where cuBLAS's host cost dominates.
 bool matmul_uses_kernels(const Tensor& out, int64_t m, int64_t n, int64_t k);
+// cuda_cudnn_conv.cpp (builds with cuDNN only): Backend::conv2d_forward / _backward_input /
+// _backward_weight on cuDNN; false where cuDNN has no algorithm for the operands.
+bool cudnn_conv2d_forward(const Tensor& x, const Tensor& w, const Conv2dArgs& a, const Tensor& y);
+bool cudnn_conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2dArgs& a,
+                                 const Tensor& dx);
+bool cudnn_conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dArgs& a,
+                                  const Tensor& dw);
+
 // cuda_gemm_bias.cpp: out = alpha * (a @ b) + bias through cuBLASLt's bias epilogue
 // (Backend::gemm_bias); false where it declines (small products, layouts, no algorithm).
 bool gemm_bias(const Tensor& a, const Tensor& b, const Tensor& bias, Scalar alpha,

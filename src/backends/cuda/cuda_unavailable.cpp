@@ -104,6 +104,8 @@ void set_allow_tf32(bool allow) {
   set_matmul_precision(allow ? MatmulPrecision::High : MatmulPrecision::Highest);
 }
 bool allow_tf32() { return matmul_precision() != MatmulPrecision::Highest; }
+bool cudnn_is_available() { return false; }
+int cudnn_version() { return 0; }
 
 }  // namespace cuda
 
