@@ -52,6 +52,41 @@ __device__ __forceinline__ A total_weight(const void* weight, const A* weight_to
   return a.smoothing > 0 ? *weight_total : A(0);
 }
 
+// The online max and sum of exp of one thread's elements, taken a vector at a time: one max over
+// the vector, one rescale when it is a new maximum, then a branch-free exp and add per element
+// (the per-element update of Online branches on every element, which bounds the bfloat16 pass).
+// A NaN makes s NaN (through exp(NaN), or set when a vector holds nothing else); an all -inf
+// vector adds nothing; +inf gives exp(inf - inf) = NaN, as the per-element form and torch.
+template <typename A>
+struct OnlineVector {
+  A m, s;
+
+  template <int kVec>
+  __device__ __forceinline__ void add(const A (&x)[kVec]) {
+    constexpr A kInf = static_cast<A>(INFINITY);  // numeric_limits is host-only
+    A vm = x[0];
+#pragma unroll
+    for (int e = 1; e < kVec; ++e) vm = fmax(vm, x[e]);  // fmax drops NaN unless all are
+    if (vm != vm) {
+      s = vm;
+      return;
+    }
+    if (vm == -kInf) return;
+    if (vm > m) {
+      s *= exp_of(m - vm);  // m = -inf: s is 0 (or NaN) and stays so
+      m = vm;
+    }
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) s += exp_of(x[e] - m);
+  }
+  // This thread's sum rescaled to the final max M (NaN stays NaN).
+  __device__ __forceinline__ A sum_at(A M) const {
+    constexpr A kInf = static_cast<A>(INFINITY);
+    if (s != s) return s;
+    return m == -kInf ? A(0) : s * exp_of(m - M);
+  }
+};
+
 // kWarpRows: a warp per row; else the whole block per row.
 template <typename T, int kVec, bool kWarpRows>
 __global__ void __launch_bounds__(kRowThreads)
@@ -73,14 +108,17 @@ __global__ void __launch_bounds__(kRowThreads)
   const int64_t stride = int64_t{group} * kVec;
   for (int64_t row = first; row < a.rows; row += groups) {
     const T* xr = x + row * a.classes;
-    Online<A> acc{-kInf, A(0)};
+    OnlineVector<A> acc{-kInf, A(0)};
     A wx = 0;  // sum_c w_c x_c, for the smoothing term
     auto take = [&](const V& v, int64_t i) {
+      A xs[kVec];
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) {
-        const A xv = static_cast<A>(v.v[e]);
-        acc.add(xv);
-        if (smooth) wx += xv * (weight ? static_cast<A>(weight[i + e]) : A(1));
+      for (int e = 0; e < kVec; ++e) xs[e] = static_cast<A>(v.v[e]);
+      acc.add(xs);
+      if (smooth) {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e)
+          wx += xs[e] * (weight ? static_cast<A>(weight[i + e]) : A(1));
       }
     };
     int64_t i = int64_t{lane} * kVec;
