@@ -459,6 +459,18 @@ std::vector<Case> make_cases() {
   add("einsum", "row dot", {T(any({4, 3})), any({4, 3})},
       SAME(L::einsum("ij,ij->i", {x[0], x[1]})));
 
+  // Convolution (cuDNN's node on cuda:0) and pooling.
+  add("conv2d", "stride, padding, dilation, bias", {any({2, 3, 6, 7}), any({4, 3, 3, 2}), any({4})},
+      SAME(L::conv2d(x[0], x[1], x[2], {2, 1}, {1, 2}, {1, 2}, 1)));
+  add("conv2d", "groups, transposed input", {T(any({2, 4, 5, 5})), any({2, 2, 3, 3})},
+      SAME(L::conv2d(x[0], x[1], {}, {1, 1}, {1, 1}, {1, 1}, 2)));
+  add("max_pool2d", "padding, dilation, ceil_mode", {any({2, 2, 7, 6})},
+      SAME(L::max_pool2d(x[0], {3, 3}, {2, 2}, {1, 1}, {1, 2}, true)));
+  add("avg_pool2d", "padding, ceil_mode, count_include_pad false", {any({2, 2, 7, 6})},
+      SAME(L::avg_pool2d(x[0], {3, 2}, {2, 2}, {1, 1}, true, false)));
+  add("adaptive_avg_pool2d", "uneven windows", {S(any({2, 3, 5, 7}))},
+      SAME(L::adaptive_avg_pool2d(x[0], {3, 4})));
+
   // Softmax family and reductions with a dim.
   add("softmax", "dim 1", {any({4, 7})}, SAME(L::softmax(x[0], 1)));
   add("softmax", "dim 0, transposed", {T(any({5, 6}))}, SAME(L::softmax(x[0], 0)));
