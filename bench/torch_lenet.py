@@ -3,9 +3,12 @@
 (SGD lr 0.9, batch 256, xavier_uniform_ weights, 10 epochs), same IDX files.
 
 usage: bench/torch_lenet.py FOLDER [--epochs N] [--cpu-epochs N] [--threads N] [--summary PATH]
+                             [--resnet-epochs N]
 Prints one line per epoch and device (loss, train and test accuracy, seconds, examples/s), as
 examples/training does; --summary writes "DEVICE BEST_EPOCH_SECONDS FINAL_TEST_ACCURACY" per
-device, which examples/training prints beside its own numbers (TL_TORCH_SUMMARY=PATH). The batches are gathered from tensors already on the device (a shuffled
+device, which examples/training prints beside its own numbers (TL_TORCH_SUMMARY=PATH);
+--resnet-epochs N also trains the book's ResNet-18 variant (bench/torch_models.py, SGD lr 0.05) on
+the GPU, summarized as device "cuda-resnet". The batches are gathered from tensors already on the device (a shuffled
 index per epoch), the cheapest input pipeline PyTorch has.
 """
 import argparse
@@ -16,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+
+from torch_models import resnet18
 
 
 def idx(path):
@@ -52,13 +57,22 @@ def sync(device):
 SUMMARY = {}  # device type: (best epoch seconds, final test accuracy), verbose runs only
 
 
-def train(device, data, epochs, seed=0, verbose=True):
+def xavier(net):
+    """d2l's train_ch6 initialization, for every model it trains."""
+    for m in net.modules():
+        if isinstance(m, (nn.Linear, nn.Conv2d)):
+            nn.init.xavier_uniform_(m.weight)
+    return net
+
+
+def train(device, data, epochs, seed=0, verbose=True, model="lenet"):
     torch.manual_seed(seed)
     (xtr, ytr), (xte, yte) = [(x.to(device), y.to(device)) for x, y in data]
-    net = lenet().to(device)
-    opt = torch.optim.SGD(net.parameters(), lr=0.9)
+    net = (lenet() if model == "lenet" else xavier(resnet18())).to(device)
+    opt = torch.optim.SGD(net.parameters(), lr=0.9 if model == "lenet" else 0.05)
     loss_fn = nn.CrossEntropyLoss()
     n = xtr.shape[0]
+    test_acc = 0.0
     for epoch in range(epochs):
         sync(device)
         start = time.perf_counter()
@@ -87,9 +101,10 @@ def train(device, data, epochs, seed=0, verbose=True):
         test_acc = correct / xte.shape[0]
         if not verbose:
             continue
-        best = SUMMARY.get(device.type, (seconds, 0))[0]
-        SUMMARY[device.type] = (min(best, seconds), test_acc)
-        print(f"  torch {device.type:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
+        key = device.type + ("" if model == "lenet" else "-" + model)
+        best = SUMMARY.get(key, (seconds, 0))[0]
+        SUMMARY[key] = (min(best, seconds), test_acc)
+        print(f"  torch {key:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
               f"{train_acc:.3f}  test acc {correct / xte.shape[0]:.3f}  {seconds:6.2f} s  "
               f"{n / seconds:8.0f} examples/s", flush=True)
     return test_acc
@@ -103,12 +118,18 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--summary", default="",
                     help="write 'DEVICE BEST_EPOCH_SECONDS FINAL_TEST_ACCURACY' lines here")
+    ap.add_argument("--resnet-epochs", type=int, default=0,
+                    help="also train the ResNet-18 variant on the GPU (examples/training's "
+                         "TL_TRAIN_RESNET_EPOCHS)")
     ap.add_argument("--seeds", type=int, default=1,
                     help="GPU runs from seeds 0..k-1; prints each final test accuracy and the "
                          "mean (examples/training's TL_TRAIN_SEEDS)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
+    # float32 convolutions in full precision, as tensorlet's default (torch allows TF32 in cuDNN
+    # by default; its matmul already keeps float32).
+    torch.backends.cudnn.allow_tf32 = False
     data = (load(args.folder, "train"), load(args.folder, "t10k"))
     print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} CPU threads")
     if torch.cuda.is_available():
@@ -119,6 +140,8 @@ def main():
             print(f"torch cuda test accuracy after {args.epochs} epochs, seeds 0..{args.seeds - 1}: "
                   + " ".join(f"{a:.3f}" for a in finals)
                   + f"; mean {sum(finals) / len(finals):.3f}")
+        if args.resnet_epochs:
+            train(torch.device("cuda"), data, args.resnet_epochs, model="resnet")
     if args.cpu_epochs:
         train(torch.device("cpu"), data, args.cpu_epochs)
     if args.summary:

@@ -191,7 +191,8 @@ Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& tra
     if (gpu) tl::cuda::synchronize();
     profile.stop();
     run.step_table = profile.key_averages().table(
-        {.sort_by = gpu ? "cuda_time_total" : "cpu_time_total", .row_limit = 12});
+        {.sort_by = gpu ? "cuda_time_total" : "cpu_time_total",
+         .row_limit = &model == &kLeNet ? 12 : 24});
   }
   return run;
 }
@@ -269,6 +270,8 @@ int main() {
     std::printf("\n## One training step in the profiler\n");
     for (const Run& r : runs)
       if (!r.step_table.empty()) std::printf("\n%s:\n%s\n", r.device.c_str(), r.step_table.c_str());
+    if (resnet && !resnet->step_table.empty())
+      std::printf("\n%s:\n%s\n", resnet->device.c_str(), resnet->step_table.c_str());
 
     std::vector<tl_example::Bar> bars;
     for (const Run& r : runs) {
@@ -329,9 +332,12 @@ int main() {
     }
     // Beside PyTorch (bench/torch_lenet.py --summary on the same machine, TL_TORCH_SUMMARY).
     const std::map<std::string, TorchRun> torch_runs = torch_summary();
-    for (const Run& r : runs) {
+    std::vector<Run> all = runs;
+    if (resnet) all.push_back(*resnet);
+    for (const Run& r : all) {
       const std::string type = r.device.substr(0, r.device.find(':'));
-      const auto it = torch_runs.find(type == "cuda" ? "cuda" : "cpu");
+      const bool is_resnet = resnet && &r == &all.back();
+      const auto it = torch_runs.find(type == "cuda" ? (is_resnet ? "cuda-resnet" : "cuda") : "cpu");
       if (it == torch_runs.end() || r.epochs.empty()) continue;
       const double ours = best_seconds(r.epochs);
       std::printf(
@@ -348,8 +354,11 @@ int main() {
       const Epoch& last = resnet->epochs.back();
       std::printf(
           "ResNet-18 on cuda:0: %zu epoch(s), test accuracy %.3f, %.1f s per epoch (%.0f "
-          "examples/s); its convolutions run as im2col and a GEMM, PyTorch's through cuDNN.\n",
-          resnet->epochs.size(), last.test_acc, last.seconds, last.examples_per_s);
+          "examples/s); its convolutions run %s.\n",
+          resnet->epochs.size(), last.test_acc, last.seconds, last.examples_per_s,
+          tl::cuda::cudnn_is_available() ? "on cuDNN, as PyTorch's"
+                                         : "as im2col and a GEMM (no cuDNN in this build), "
+                                           "PyTorch's on cuDNN");
     }
     std::printf("\nChart: %s\n", chart.c_str());
     return 0;

@@ -15,8 +15,10 @@ nn::Sequential lenet() {
 }
 
 void init_weights(nn::Sequential& net) {
+  // Linear and Conv2d weights are the ones of 2 or more dims (batch norm's weight is 1-D).
   for (const auto& item : net->named_parameters())
-    if (item.key().ends_with("weight")) nn::init::xavier_uniform_(item.value());
+    if (item.key().ends_with("weight") && item.value().dim() >= 2)
+      nn::init::xavier_uniform_(item.value());
 }
 
 ResidualImpl::ResidualImpl(int64_t in_channels, int64_t channels, bool use_1x1conv,

@@ -12,7 +12,7 @@ namespace tl_example {
 
 // The book's LeNet: sigmoid activations, average pooling, 28x28 input padded by the first conv.
 tensorlet::nn::Sequential lenet();
-// The book's init_weights: xavier_uniform_ on every Linear and Conv2d weight.
+// The book's init_weights: xavier_uniform_ on every Linear and Conv2d weight (not batch norm's).
 void init_weights(tensorlet::nn::Sequential& net);
 
 // The book's Residual: two 3x3 convolutions with batch norm, the input added back (through a
