@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tensorlet/autograd/autograd_meta.h"
+#include "tensorlet/backends/math/batch_norm_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/convolution_args.h"
 #include "tensorlet/backends/math/cross_entropy_ops.h"
@@ -54,6 +55,13 @@ void record_cross_entropy(const Tensor& x, const Tensor& target, const Tensor& w
 // is that backend's two backward passes (Backend::conv2d_backward_*), or the im2col formulas as
 // recorded ops when the backward itself must be differentiable or the backend declines.
 void record_conv2d(const Tensor& x, const Tensor& w, const Conv2dArgs& args, const Tensor& y);
+
+// The fused batch norm's output y of x (nn/fused_batch_norm.h) with its weight and bias (each
+// undefined or [C]) and the forward's per-channel mean and invstd: the backward is one more
+// kernel (Backend::batch_norm_backward), or with create_graph the formula as recorded ops.
+void record_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                       const Tensor& mean, const Tensor& invstd, const BatchNormArgs& args,
+                       const Tensor& y);
 
 // Views and shape ops (tensor/autograd_hooks.h's kinds and arguments, reached through its hook):
 // the gradient takes the inverse path back to the input's shape.

@@ -41,6 +41,25 @@ void Backend::add_n(const std::vector<Tensor>& in, const Tensor& out) {
   for (size_t i = 2; i < in.size(); ++i) add_scaled(out, in[i], Scalar(1.0), out);
 }
 
+// Reached only through has_batch_norm, which is false unless a backend overrides both.
+void Backend::batch_norm_forward(const Tensor& /*x*/, const Tensor& /*weight*/,
+                                 const Tensor& /*bias*/, const Tensor& /*running_mean*/,
+                                 const Tensor& /*running_var*/, const BatchNormArgs& /*a*/,
+                                 const Tensor& /*y*/, const Tensor& /*mean*/,
+                                 const Tensor& /*invstd*/) {
+  fail<Error>(profiler::user_op_or("tl::nn::functional::batch_norm"),
+              "this backend has no fused batch norm");
+}
+
+void Backend::batch_norm_backward(const Tensor& /*grad*/, const Tensor& /*x*/,
+                                  const Tensor& /*weight*/, const Tensor& /*mean*/,
+                                  const Tensor& /*invstd*/, const BatchNormArgs& /*a*/,
+                                  const Tensor& /*dx*/, const Tensor& /*dweight*/,
+                                  const Tensor& /*dbias*/) {
+  fail<Error>(profiler::user_op_or("tl::nn::functional::batch_norm"),
+              "this backend has no fused batch norm");
+}
+
 Backend& backend_for(Device device) {
   BackendGetter get = backends()[static_cast<size_t>(device.type())];
   // Named after the user's op (tl::zeros, tl::to, ...): "tl::backend" would mean nothing to them.

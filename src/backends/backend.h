@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensorlet/backends/math/binary_backward_ops.h"
+#include "tensorlet/backends/math/batch_norm_ops.h"
 #include "tensorlet/backends/math/binary_ops.h"
 #include "tensorlet/backends/math/convolution_args.h"
 #include "tensorlet/backends/math/cross_entropy_ops.h"
@@ -294,6 +295,24 @@ class Backend {
   // Each returns false, having done nothing, where the backend has no such convolution for these
   // operands: tl::conv2d then runs its im2col + matmul path (forward), or the node its im2col
   // formulas (backward).
+  // Batch norm in training mode (nn::functional::batch_norm; backends/math/batch_norm_ops.h has
+  // the formulas), when has_batch_norm(x's dtype, the parameters' dtype) says the backend has it.
+  // x [a.n, a.channels, a.inner] contiguous, a.count() >= 2; weight, bias, running_mean and
+  // running_var each undefined or [channels], contiguous, of the parameter dtype; the running
+  // statistics are updated in place. y: x's shape and dtype; mean, invstd [channels] of the
+  // accumulation dtype (float64 for float64 x, else float32), kept for the backward.
+  virtual bool has_batch_norm(DType /*x*/, DType /*param*/) const { return false; }
+  virtual void batch_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                  const Tensor& running_mean, const Tensor& running_var,
+                                  const BatchNormArgs& a, const Tensor& y, const Tensor& mean,
+                                  const Tensor& invstd);
+  // From grad (y's shape, contiguous) and the forward's x, weight, mean and invstd: dx (x's shape
+  // and dtype), dweight and dbias ([channels], the parameter dtype), each undefined when not
+  // wanted; each written whole.
+  virtual void batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight,
+                                   const Tensor& mean, const Tensor& invstd,
+                                   const BatchNormArgs& a, const Tensor& dx,
+                                   const Tensor& dweight, const Tensor& dbias);
   // Whether this backend may have its own convolution for dtype (the front-end then tries it).
   virtual bool has_conv2d(DType /*dtype*/) const { return false; }
   virtual bool conv2d_forward(const Tensor& /*x*/, const Tensor& /*w*/, const Conv2dArgs& /*a*/,

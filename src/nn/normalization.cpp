@@ -1,5 +1,7 @@
 // LayerNorm, BatchNorm and Embedding: checks naming the call, then torch's formulas as ops.
 #include "tensorlet/nn/normalization.h"
+
+#include "tensorlet/nn/fused_batch_norm.h"
 #include "tensorlet/tensor/autocast.h"
 
 #include "tensorlet/ops/elementwise.h"
@@ -73,6 +75,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     const int64_t count = x.numel() / std::max<int64_t>(c, 1);
     TL_CHECK(count > 1, Error, op,
              "expected more than 1 value per channel when training, got input ", x.shape());
+    // One kernel each way where the backend has them (nn/fused_batch_norm.h).
+    const Tensor fused =
+        fused_batch_norm(x, running_mean, running_var, weight, bias, momentum, eps);
+    if (fused.defined()) return fused;
     mean_x = mean(x, dims, true);
     const Tensor centred = x - mean_x;
     var_x = mean(centred * centred, dims, true);
