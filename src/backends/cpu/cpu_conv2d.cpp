@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 #include "tensorlet/backends/cpu/cpu_backend.h"
 #include "tensorlet/backends/cpu/gemm_threads.h"
@@ -19,11 +20,18 @@
 namespace tensorlet::cpu {
 namespace {
 
-// The column buffer of one chunk stays under this many bytes (one sample's columns at least):
-// large enough that LeNet's batch of 256 is one chunk, small enough not to double a big
-// network's memory. TL_CPU_CONV_CHUNK_BYTES overrides it (tuning; read once).
-constexpr int64_t kChunkBytes = int64_t{32} << 20;
+// How the batch is cut. Enough chunks for every thread: whole chunks are tasks, each on one
+// thread (im2col, GEMM and the copies of a chunk stay in its core's cache, and no thread waits
+// for another between them), of at most kTileBytes of buffers each. Too few: the chunks, of up to
+// kChunkBytes, run one after another, each step split over the threads. TL_CPU_CONV_TILE_BYTES
+// and TL_CPU_CONV_CHUNK_BYTES override them (tuning; read once; a tile of 0 bytes: never tasks).
+constexpr int64_t kTileBytes = int64_t{512} << 10;
+constexpr int64_t kChunkBytes = int64_t{8} << 20;
 
+int64_t tile_bytes() {
+  static const int64_t bytes = env_int64("TL_CPU_CONV_TILE_BYTES", kTileBytes);
+  return bytes;
+}
 int64_t chunk_bytes() {
   static const int64_t bytes =
       std::max<int64_t>(1, env_int64("TL_CPU_CONV_CHUNK_BYTES", kChunkBytes));
@@ -58,105 +66,113 @@ bool usable(std::initializer_list<const Tensor*> ts) {
   return true;
 }
 
-// The columns of a chunk of `nb` samples: row (c * taps + tap), column (sample * L + position).
-// A group's rows are then one [K, nb * L] block, the right operand of its GEMM.
-int64_t chunk_samples(const Geometry& g, int64_t elem) {
-  const int64_t per_sample = g.c * g.taps() * g.l() * elem;
-  const int64_t most = std::clamp<int64_t>(chunk_bytes() / per_sample, 1, g.n);
-  const int64_t chunks = (g.n + most - 1) / most;
-  return (g.n + chunks - 1) / chunks;  // chunks of even size rather than a short last one
-}
+// Whether the window reaches into the padding anywhere (then the planes are read from a padded
+// copy).
+bool padded(const Geometry& g) { return g.a.padding[0] > 0 || g.a.padding[1] > 0; }
+int64_t padded_h(const Geometry& g) { return g.h + 2 * g.a.padding[0]; }
+int64_t padded_w(const Geometry& g) { return g.w + 2 * g.a.padding[1]; }
 
-// Output positions o in [lo, hi) whose input index o * stride - pad + offset lies in [0, in);
-// the rest read padding.
-struct Span {
-  int64_t lo, hi;
-};
-Span inside(int64_t out, int64_t in, int64_t stride, int64_t pad, int64_t offset) {
-  const int64_t first = offset >= pad ? 0 : (pad - offset + stride - 1) / stride;
-  const int64_t limit = in + pad - offset;  // o * stride < limit
-  const int64_t end = limit <= 0 ? 0 : (limit + stride - 1) / stride;
-  const int64_t lo = std::min(first, out);
-  return {lo, std::clamp(end, lo, out)};
-}
-
-// One input plane [h, w] into its taps' rows of the columns (row stride ld): the padded parts
-// filled with zeros, the rest copied (a plain copy at stride 1) with no per-element bounds test.
+// o[0, n) = s[0, n) for the short runs of im2col (LeNet's rows: 28 and 10 elements), as
+// fixed-size pieces the compiler inlines as vector moves, the last piece overlapping the one
+// before it: no library call and no scalar tail per run, which cost more than the copying did.
 template <typename T>
-void im2col_plane(const T* in, T* out, int64_t ld, const Geometry& g) {
-  const Conv2dArgs& a = g.a;
-  for (int64_t i = 0; i < g.kh; ++i) {
-    const Span rows = inside(g.oh, g.h, a.stride[0], a.padding[0], i * a.dilation[0]);
-    for (int64_t j = 0; j < g.kw; ++j) {
-      const Span cols = inside(g.ow, g.w, a.stride[1], a.padding[1], j * a.dilation[1]);
-      T* row = out + (i * g.kw + j) * ld;
-      std::fill(row, row + rows.lo * g.ow, T(0));
-      for (int64_t y = rows.lo; y < rows.hi; ++y) {
-        T* o = row + y * g.ow;
-        const T* src = in + (y * a.stride[0] - a.padding[0] + i * a.dilation[0]) * g.w;
-        const int64_t shift = j * a.dilation[1] - a.padding[1];  // input column of output 0
-        std::fill(o, o + cols.lo, T(0));
-        if (a.stride[1] == 1) {
-          if (cols.lo < cols.hi)
-            std::memcpy(o + cols.lo, src + (cols.lo + shift),
-                        static_cast<size_t>(cols.hi - cols.lo) * sizeof(T));
-        } else {
-          for (int64_t x = cols.lo; x < cols.hi; ++x) o[x] = src[x * a.stride[1] + shift];
-        }
-        std::fill(o + cols.hi, o + g.ow, T(0));
-      }
-      std::fill(row + rows.hi * g.ow, row + g.l(), T(0));
-    }
+inline void copy_run(T* o, const T* s, int64_t n) {
+  const auto pieces = [&]<int64_t Bytes>() {
+    constexpr int64_t v = Bytes / static_cast<int64_t>(sizeof(T));
+    int64_t x = 0;
+    for (; x + v <= n; x += v) std::memcpy(o + x, s + x, Bytes);
+    if (x < n) std::memcpy(o + (n - v), s + (n - v), Bytes);
+  };
+  const int64_t bytes = n * static_cast<int64_t>(sizeof(T));
+  if (bytes >= 64) return pieces.template operator()<64>();
+  if (bytes >= 16) return pieces.template operator()<16>();
+  for (int64_t x = 0; x < n; ++x) o[x] = s[x];
+}
+
+// A plane copied into the middle of a zeroed one with the padding around it: the windows then
+// read whole rows without bounds tests or zero fills, which cost more than the copy on LeNet's
+// short rows (28 elements: a library call for each run would dominate).
+template <typename T>
+const T* pad_plane(const T* in, T* scratch, const Geometry& g) {
+  const int64_t wp = padded_w(g), top = g.a.padding[0], left = g.a.padding[1];
+  std::fill(scratch, scratch + padded_h(g) * wp, T(0));
+  for (int64_t r = 0; r < g.h; ++r) {
+    copy_run(scratch + (r + top) * wp + left, in + r * g.w, g.w);
   }
+  return scratch;
 }
 
-// The adjoint of im2col_plane: the plane zeroed, then each column added back where it was read,
-// tap after tap (the order of the front end's col2im).
+// One (padded) input plane into its taps' rows of the columns, row stride ld: tap (i, j) of
+// output (y, x) reads plane row y * sh + i * dh, column x * sw + j * dw.
 template <typename T>
-void col2im_plane(const T* in, T* out, int64_t ld, const Geometry& g) {
+void im2col_plane(const T* in, T* out, int64_t ld, const Geometry& g, T* scratch) {
   const Conv2dArgs& a = g.a;
-  std::fill(out, out + g.h * g.w, T(0));
-  for (int64_t i = 0; i < g.kh; ++i) {
-    const Span rows = inside(g.oh, g.h, a.stride[0], a.padding[0], i * a.dilation[0]);
+  const T* src = padded(g) ? pad_plane(in, scratch, g) : in;
+  const int64_t wp = padded(g) ? padded_w(g) : g.w, sw = a.stride[1];
+  for (int64_t i = 0; i < g.kh; ++i)
     for (int64_t j = 0; j < g.kw; ++j) {
-      const Span cols = inside(g.ow, g.w, a.stride[1], a.padding[1], j * a.dilation[1]);
-      if (cols.lo >= cols.hi) continue;
-      const T* row = in + (i * g.kw + j) * ld;
-      const int64_t shift = j * a.dilation[1] - a.padding[1];
-      for (int64_t y = rows.lo; y < rows.hi; ++y) {
-        const T* src = row + y * g.ow;
-        T* dst = out + (y * a.stride[0] - a.padding[0] + i * a.dilation[0]) * g.w;
-        if (a.stride[1] == 1) {
-          T* d = dst + (cols.lo + shift);
-          const T* s = src + cols.lo;
-          for (int64_t x = 0, e = cols.hi - cols.lo; x < e; ++x) d[x] += s[x];
-        } else {
-          for (int64_t x = cols.lo; x < cols.hi; ++x) dst[x * a.stride[1] + shift] += src[x];
-        }
+      T* row = out + (i * g.kw + j) * ld;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        const T* s = src + (y * a.stride[0] + i * a.dilation[0]) * wp + j * a.dilation[1];
+        T* o = row + y * g.ow;
+        if (sw == 1)
+          copy_run(o, s, g.ow);
+        else
+          for (int64_t x = 0; x < g.ow; ++x) o[x] = s[x * sw];
       }
     }
+}
+
+// The adjoint of im2col_plane: each column added back where it was read, tap after tap (the
+// order of the front end's col2im), into a zeroed (padded) plane whose middle is the result.
+template <typename T>
+void col2im_plane(const T* in, T* out, int64_t ld, const Geometry& g, T* scratch) {
+  const Conv2dArgs& a = g.a;
+  T* dst = padded(g) ? scratch : out;
+  const int64_t wp = padded(g) ? padded_w(g) : g.w, sw = a.stride[1];
+  std::fill(dst, dst + (padded(g) ? padded_h(g) * wp : g.h * g.w), T(0));
+  for (int64_t i = 0; i < g.kh; ++i)
+    for (int64_t j = 0; j < g.kw; ++j) {
+      const T* row = in + (i * g.kw + j) * ld;
+      for (int64_t y = 0; y < g.oh; ++y) {
+        T* d = dst + (y * a.stride[0] + i * a.dilation[0]) * wp + j * a.dilation[1];
+        const T* s = row + y * g.ow;
+        if (sw == 1)
+          for (int64_t x = 0; x < g.ow; ++x) d[x] += s[x];
+        else
+          for (int64_t x = 0; x < g.ow; ++x) d[x * sw] += s[x];
+      }
+    }
+  if (!padded(g)) return;
+  for (int64_t r = 0; r < g.h; ++r) {
+    const T* s = scratch + (r + a.padding[0]) * wp + a.padding[1];
+    T* d = out + r * g.w;
+    for (int64_t c = 0; c < g.w; ++c) d[c] = s[c];
   }
 }
 
 // Splits `planes` planes of `plane_elems` elements each over the threads, about kGrainSize
-// elements a task at least.
-template <typename F>
-void for_planes(int64_t planes, int64_t plane_elems, const F& f) {
+// elements a task at least; f(plane, scratch) with a padded plane's scratch of its task's own.
+template <typename T, typename F>
+void for_planes(int64_t planes, int64_t plane_elems, int64_t scratch_elems, const F& f) {
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_elems, 1));
   parallel_for(planes, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) f(p);
+    std::vector<T> scratch(static_cast<size_t>(scratch_elems));
+    for (int64_t p = begin; p < end; ++p) f(p, scratch.data());
   });
 }
+
+int64_t scratch_elems(const Geometry& g) { return padded(g) ? padded_h(g) * padded_w(g) : 0; }
 
 // Samples [n0, n0 + nb) of x into the columns (row stride nb * L), one (sample, channel) plane
 // a task: each writes its own taps' rows in its own columns.
 template <typename T>
 void im2col_chunk(const T* x, T* cols, int64_t n0, int64_t nb, const Geometry& g) {
   const int64_t ld = nb * g.l();
-  for_planes(nb * g.c, g.taps() * g.l(), [&](int64_t p) {
+  for_planes<T>(nb * g.c, g.taps() * g.l(), scratch_elems(g), [&](int64_t p, T* scratch) {
     const int64_t s = p / g.c, ch = p % g.c;
     im2col_plane(x + ((n0 + s) * g.c + ch) * g.h * g.w, cols + ch * g.taps() * ld + s * g.l(), ld,
-                 g);
+                 g, scratch);
   });
 }
 
@@ -165,10 +181,10 @@ void im2col_chunk(const T* x, T* cols, int64_t n0, int64_t nb, const Geometry& g
 template <typename T>
 void col2im_chunk(const T* cols, T* dx, int64_t n0, int64_t nb, const Geometry& g) {
   const int64_t ld = nb * g.l();
-  for_planes(nb * g.c, g.taps() * g.l(), [&](int64_t p) {
+  for_planes<T>(nb * g.c, g.taps() * g.l(), scratch_elems(g), [&](int64_t p, T* scratch) {
     const int64_t s = p / g.c, ch = p % g.c;
     col2im_plane(cols + ch * g.taps() * ld + s * g.l(), dx + ((n0 + s) * g.c + ch) * g.h * g.w, ld,
-                 g);
+                 g, scratch);
   });
 }
 
@@ -178,7 +194,7 @@ enum class Move { ToNchw, FromNchw };
 template <typename T>
 void move_rows(T* nchw, T* mat, int64_t n0, int64_t nb, const Geometry& g, Move how) {
   const int64_t l = g.l(), ld = nb * l;
-  for_planes(nb * g.o, l, [&](int64_t p) {
+  for_planes<T>(nb * g.o, l, 0, [&](int64_t p, T*) {
     const int64_t s = p / g.o, ch = p % g.o;
     T* a = nchw + ((n0 + s) * g.o + ch) * l;
     T* b = mat + ch * ld + s * l;
@@ -205,6 +221,99 @@ bool pointwise(const Geometry& g) {
          a.padding[1] == 0;
 }
 
+// Samples [n0, n0 + nb) and their buffers: the columns [C * taps, nb * L] (row c * taps + tap,
+// column sample * L + position, so a group's rows are one [K, nb * L] matrix) and the output or
+// its gradient as [O, nb * L]. The buffers are sized for the largest chunk and reused.
+struct Chunk {
+  int64_t n0 = 0, nb = 0;
+  Tensor cols, mat;
+};
+
+// Buffers for chunks of up to nb samples.
+Chunk chunk_buffers(const Geometry& g, int64_t nb, DType dtype) {
+  return {0, 0, make_tensor({g.c * g.taps(), nb * g.l()}, dtype, Device::cpu()),
+          make_tensor({g.o, nb * g.l()}, dtype, Device::cpu())};
+}
+
+// Chunks of at most `bytes` of buffers (one sample at least), as even as they go: their count.
+int64_t chunk_count(const Geometry& g, int64_t elem, int64_t bytes) {
+  const int64_t per_sample = (g.c * g.taps() + g.o) * g.l() * elem;
+  const int64_t most = std::clamp<int64_t>(bytes / per_sample, 1, g.n);
+  return (g.n + most - 1) / most;
+}
+
+// Chunk i of `chunks` over the batch.
+void place(Chunk& c, int64_t n, int64_t chunks, int64_t i) {
+  c.n0 = n * i / chunks;
+  c.nb = n * (i + 1) / chunks - c.n0;
+}
+
+// How the batch runs: `chunks` chunks, as tasks of one thread each (per_thread) or one after
+// another with each step over every thread.
+struct Plan {
+  int64_t chunks;
+  bool per_thread;
+};
+
+Plan plan_of(const Geometry& g, int64_t elem) {
+  const int64_t threads = in_parallel_region() ? 1 : max_threads();
+  if (tile_bytes() > 0) {
+    const int64_t tiles = chunk_count(g, elem, tile_bytes());
+    // At least one per thread, and a multiple of the threads where the batch allows: the tasks
+    // then split evenly.
+    if (tiles >= threads || g.n >= threads) {
+      const int64_t rounded = (std::max(tiles, threads) + threads - 1) / threads * threads;
+      return {std::min(rounded, g.n), true};
+    }
+  }
+  return {chunk_count(g, elem, chunk_bytes()), false};
+}
+
+// Runs step(chunk) over every chunk of the plan, with buffers for its largest chunk.
+template <typename Step>
+void for_chunks(const Geometry& g, DType dtype, const Plan& plan, const Step& step) {
+  const int64_t largest = (g.n + plan.chunks - 1) / plan.chunks;
+  if (!plan.per_thread) {
+    Chunk c = chunk_buffers(g, largest, dtype);
+    for (int64_t i = 0; i < plan.chunks; ++i) {
+      place(c, g.n, plan.chunks, i);
+      step(c);
+    }
+    return;
+  }
+  parallel_for(plan.chunks, 1, [&](int64_t begin, int64_t end) {
+    Chunk c = chunk_buffers(g, largest, dtype);
+    for (int64_t i = begin; i < end; ++i) {
+      place(c, g.n, plan.chunks, i);
+      step(c);
+    }
+  });
+}
+
+// The weight's gradient sums over the batch. Per thread: `tiles` tiles (sizes as the other
+// passes' tasks) dealt in order to `slots` partial sums of the weight's shape, each slot on one
+// thread; the partials then add up in slot order. slots 0: chunks one after another, each step
+// over every thread, accumulating into the result (too few tiles for the threads, or partials
+// too large: over kChunkBytes together).
+struct WeightPlan {
+  int64_t tiles = 0, slots = 0;
+};
+constexpr int64_t kMaxSlots = 32;
+
+WeightPlan weight_plan_of(const Geometry& g, int64_t elem, int64_t weight_numel) {
+  const int64_t threads = in_parallel_region() ? 1 : max_threads();
+  if (tile_bytes() <= 0) return {};
+  const int64_t tiles = chunk_count(g, elem, tile_bytes());
+  const int64_t slots = std::min({tiles, kMaxSlots, chunk_bytes() / (weight_numel * elem)});
+  if (slots < threads || slots < 1) return {};
+  return {tiles, slots};
+}
+
+template <typename T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
 }  // namespace
 
 bool CpuBackend::has_conv2d(DType dtype) const { return dtype == kFloat32 || dtype == kFloat64; }
@@ -224,20 +333,15 @@ bool CpuBackend::conv2d_forward(const Tensor& x, const Tensor& w, const Conv2dAr
     return true;
   }
   dispatch_dtype<DTypeSet{kFloat32, kFloat64}>(x.dtype(), [&]<typename T>() {
-    const int64_t chunk = chunk_samples(g, sizeof(T));
-    const Tensor cols = make_tensor({g.c * g.taps(), chunk * l}, x.dtype(), x.device());
-    const Tensor out = make_tensor({g.o, chunk * l}, x.dtype(), x.device());
-    for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-      const int64_t nb = std::min(chunk, g.n - n0), ld = nb * l;
-      im2col_chunk(static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), n0, nb,
-                   g);
+    for_chunks(g, x.dtype(), plan_of(g, sizeof(T)), [&](const Chunk& c) {
+      const int64_t ld = c.nb * l;
+      im2col_chunk(ptr<T>(x), ptr<T>(c.cols), c.n0, c.nb, g);
       // out_g [O/g, nb L] = w_g [O/g, K] @ cols_g [K, nb L]
       for (int64_t gi = 0; gi < groups; ++gi)
-        gemm(matrix(w, gi * og * k, og, k, k), matrix(cols, gi * k * ld, k, ld, ld), 1.0, 0.0,
-             matrix(out, gi * og * ld, og, ld, ld));
-      move_rows(static_cast<T*>(y.data_ptr()), static_cast<T*>(out.data_ptr()), n0, nb, g,
-                Move::ToNchw);
-    }
+        gemm(matrix(w, gi * og * k, og, k, k), matrix(c.cols, gi * k * ld, k, ld, ld), 1.0, 0.0,
+             matrix(c.mat, gi * og * ld, og, ld, ld));
+      move_rows(ptr<T>(y), ptr<T>(c.mat), c.n0, c.nb, g, Move::ToNchw);
+    });
   });
   return true;
 }
@@ -257,20 +361,15 @@ bool CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const 
     return true;
   }
   dispatch_dtype<DTypeSet{kFloat32, kFloat64}>(dy.dtype(), [&]<typename T>() {
-    const int64_t chunk = chunk_samples(g, sizeof(T));
-    const Tensor cols = make_tensor({g.c * g.taps(), chunk * l}, dy.dtype(), dy.device());
-    const Tensor dys = make_tensor({g.o, chunk * l}, dy.dtype(), dy.device());
-    for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-      const int64_t nb = std::min(chunk, g.n - n0), ld = nb * l;
-      move_rows(static_cast<T*>(dy.data_ptr()), static_cast<T*>(dys.data_ptr()), n0, nb, g,
-                Move::FromNchw);
+    for_chunks(g, dy.dtype(), plan_of(g, sizeof(T)), [&](const Chunk& c) {
+      const int64_t ld = c.nb * l;
+      move_rows(ptr<T>(dy), ptr<T>(c.mat), c.n0, c.nb, g, Move::FromNchw);
       // cols_g [K, nb L] = w_g^T [K, O/g] @ dy_g [O/g, nb L]
       for (int64_t gi = 0; gi < groups; ++gi)
-        gemm(matrix(w, gi * og * k, og, k, k, true), matrix(dys, gi * og * ld, og, ld, ld), 1.0,
-             0.0, matrix(cols, gi * k * ld, k, ld, ld));
-      col2im_chunk(static_cast<const T*>(cols.data_ptr()), static_cast<T*>(dx.data_ptr()), n0, nb,
-                   g);
-    }
+        gemm(matrix(w, gi * og * k, og, k, k, true), matrix(c.mat, gi * og * ld, og, ld, ld), 1.0,
+             0.0, matrix(c.cols, gi * k * ld, k, ld, ld));
+      col2im_chunk(ptr<T>(c.cols), ptr<T>(dx), c.n0, c.nb, g);
+    });
   });
   return true;
 }
@@ -281,21 +380,50 @@ bool CpuBackend::conv2d_backward_weight(const Tensor& x, const Tensor& dy, const
   const Geometry g = geometry_of(x, dw, dy, a);
   const int64_t l = g.l(), k = g.k(), og = g.og(), groups = g.groups;
   dispatch_dtype<DTypeSet{kFloat32, kFloat64}>(x.dtype(), [&]<typename T>() {
-    const int64_t chunk = chunk_samples(g, sizeof(T));
-    const Tensor cols = make_tensor({g.c * g.taps(), chunk * l}, x.dtype(), x.device());
-    const Tensor dys = make_tensor({g.o, chunk * l}, x.dtype(), x.device());
-    for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
-      const int64_t nb = std::min(chunk, g.n - n0), ld = nb * l;
-      im2col_chunk(static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), n0, nb,
-                   g);
-      move_rows(static_cast<T*>(dy.data_ptr()), static_cast<T*>(dys.data_ptr()), n0, nb, g,
-                Move::FromNchw);
-      // dw_g [O/g, K] (+)= dy_g [O/g, nb L] @ cols_g^T [nb L, K]: the first chunk overwrites.
-      const double beta = n0 == 0 ? 0.0 : 1.0;
+    // dw_g [O/g, K] (+)= dy_g [O/g, nb L] @ cols_g^T [nb L, K] of one chunk into out (dw's
+    // shape), overwriting it (first) or adding to it.
+    const auto accumulate = [&](const Chunk& c, const Tensor& out, bool first) {
+      const int64_t ld = c.nb * l;
+      im2col_chunk(ptr<T>(x), ptr<T>(c.cols), c.n0, c.nb, g);
+      move_rows(ptr<T>(dy), ptr<T>(c.mat), c.n0, c.nb, g, Move::FromNchw);
       for (int64_t gi = 0; gi < groups; ++gi)
-        gemm(matrix(dys, gi * og * ld, og, ld, ld), matrix(cols, gi * k * ld, k, ld, ld, true), 1.0,
-             beta, matrix(dw, gi * og * k, og, k, k));
+        gemm(matrix(c.mat, gi * og * ld, og, ld, ld), matrix(c.cols, gi * k * ld, k, ld, ld, true),
+             1.0, first ? 0.0 : 1.0, matrix(out, gi * og * k, og, k, k));
+    };
+    const WeightPlan plan = weight_plan_of(g, sizeof(T), dw.numel());
+    if (plan.slots == 0) {
+      const int64_t chunks = chunk_count(g, sizeof(T), chunk_bytes());
+      Chunk c = chunk_buffers(g, (g.n + chunks - 1) / chunks, x.dtype());
+      for (int64_t i = 0; i < chunks; ++i) {
+        place(c, g.n, chunks, i);
+        accumulate(c, dw, i == 0);
+      }
+      return;
     }
+    // Each slot's tiles summed into its own partial on one thread, then the partials in slot
+    // order: the slots and tiles depend on the sizes only, so the bits do not change with the
+    // thread count.
+    const Tensor partials = make_tensor({plan.slots, dw.numel()}, x.dtype(), x.device());
+    const int64_t largest = (g.n + plan.tiles - 1) / plan.tiles;
+    parallel_for(plan.slots, 1, [&](int64_t begin, int64_t end) {
+      Chunk c = chunk_buffers(g, largest, x.dtype());
+      for (int64_t s = begin; s < end; ++s) {
+        const Tensor out = make_view(partials, dw.shape(), dw.strides(), s * dw.numel());
+        const int64_t first = plan.tiles * s / plan.slots, last = plan.tiles * (s + 1) / plan.slots;
+        for (int64_t i = first; i < last; ++i) {
+          place(c, g.n, plan.tiles, i);
+          accumulate(c, out, i == first);
+        }
+      }
+    });
+    const T* p = ptr<T>(partials);
+    T* d = ptr<T>(dw);
+    const int64_t m = dw.numel();
+    parallel_for(m, kGrainSize, [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e) d[e] = p[e];
+      for (int64_t s = 1; s < plan.slots; ++s)
+        for (int64_t e = begin; e < end; ++e) d[e] += p[s * m + e];
+    });
   });
   return true;
 }
