@@ -235,10 +235,14 @@ Chunk chunk_buffers(const Geometry& g, int64_t nb, DType dtype) {
           make_tensor({g.o, nb * g.l()}, dtype, Device::cpu())};
 }
 
+// One sample's share of the buffers, in bytes.
+int64_t sample_bytes(const Geometry& g, int64_t elem) {
+  return (g.c * g.taps() + g.o) * g.l() * elem;
+}
+
 // Chunks of at most `bytes` of buffers (one sample at least), as even as they go: their count.
 int64_t chunk_count(const Geometry& g, int64_t elem, int64_t bytes) {
-  const int64_t per_sample = (g.c * g.taps() + g.o) * g.l() * elem;
-  const int64_t most = std::clamp<int64_t>(bytes / per_sample, 1, g.n);
+  const int64_t most = std::clamp<int64_t>(bytes / sample_bytes(g, elem), 1, g.n);
   return (g.n + most - 1) / most;
 }
 
@@ -257,14 +261,16 @@ struct Plan {
 
 Plan plan_of(const Geometry& g, int64_t elem) {
   const int64_t threads = in_parallel_region() ? 1 : max_threads();
-  if (tile_bytes() > 0) {
+  if (tile_bytes() > 0 && g.n >= threads) {
+    // At least one task per thread, and a multiple of the threads where the batch allows (the
+    // tasks then split evenly), while a task's buffers stay within a chunk's: every thread holds
+    // one task's at a time.
     const int64_t tiles = chunk_count(g, elem, tile_bytes());
-    // At least one per thread, and a multiple of the threads where the batch allows: the tasks
-    // then split evenly.
-    if (tiles >= threads || g.n >= threads) {
-      const int64_t rounded = (std::max(tiles, threads) + threads - 1) / threads * threads;
-      return {std::min(rounded, g.n), true};
-    }
+    const int64_t chunks =
+        std::min((std::max(tiles, threads) + threads - 1) / threads * threads, g.n);
+    if ((g.n + chunks - 1) / chunks * sample_bytes(g, elem) <=
+        std::max(chunk_bytes(), tile_bytes()))
+      return {chunks, true};
   }
   return {chunk_count(g, elem, chunk_bytes()), false};
 }
@@ -305,7 +311,7 @@ WeightPlan weight_plan_of(const Geometry& g, int64_t elem, int64_t weight_numel)
   if (tile_bytes() <= 0) return {};
   const int64_t tiles = chunk_count(g, elem, tile_bytes());
   const int64_t slots = std::min({tiles, kMaxSlots, chunk_bytes() / (weight_numel * elem)});
-  if (slots < threads || slots < 1) return {};
+  if (slots < threads || slots < 1 || sample_bytes(g, elem) > chunk_bytes()) return {};
   return {tiles, slots};
 }
 
