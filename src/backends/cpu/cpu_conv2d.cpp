@@ -2,10 +2,13 @@
 // column matrix and one GEMM per group and chunk, instead of one small GEMM per sample.
 //
 // Why: the front end's im2col + batched matmul runs one [O/g, K] x [K, Ho*Wo] product per sample,
-// too small to split over threads and dominated by packing its operands (LeNet: 6 x 25 x 784).
-// Here the columns of a chunk of samples sit side by side, [K, chunk * L], so each group's
-// product is one GEMM the backend's gemm threads by its size; the output then moves into NCHW
-// with one copy of each (sample, channel) row. Chunks bound the column buffer for big inputs.
+// whose operand packing costs about as much as its arithmetic at LeNet's sizes (6 x 25 x 784),
+// and whose columns for the whole batch go out to memory and back. Here the columns of a chunk of
+// samples sit side by side, [K, chunk * L], so each group's product is one GEMM (the backend's
+// gemm: the BLAS, or Eigen); the output then moves into NCHW one (sample, channel) row at a time.
+// With enough chunks for every thread each chunk is one thread's task, from im2col to NCHW, in
+// buffers its core's cache holds; else the chunks run one after another, each step split over
+// the threads. Chunks bound the buffers for big inputs.
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
