@@ -96,7 +96,7 @@ double tolerance(tl::DType dtype) {
 
 }  // namespace
 
-TEST_CASE("conv2d on a device's own convolution: forward and gradients against the CPU's") {
+TEST_CASE("conv2d on a device's own convolution: forward and gradients against the im2col ops") {
   for (const tl::Device device : tl_test::test_devices())
     for (const tl::DType dtype : {tl::kFloat64, tl::kFloat32, tl::kFloat16, tl::kBFloat16})
       for (const Case& c : cases()) {
@@ -154,7 +154,7 @@ TEST_CASE("conv2d on a device's own convolution: every output element written") 
         REQUIRE(backend.conv2d_backward_weight(x, g, args_of(c), dw));
         const double tol = tolerance(dtype);
         check_close(y, want, tol, "forward");
-        // The backward passes against the CPU's im2col gradients of the same values.
+        // The backward passes against the im2col ops' gradients of the same values.
         const Tensor xr = x.cpu().to(tl::kFloat64).requires_grad_();
         const Tensor wr = w.cpu().to(tl::kFloat64).requires_grad_();
         const Tensor yr = im2col_conv(xr, wr, {}, c);
