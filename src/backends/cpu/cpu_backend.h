@@ -96,6 +96,15 @@ class CpuBackend final : public Backend {
                     bool right, const Tensor& out) override;  // cpu_searchsorted.cpp
   void gemm(const Tensor& a, const Tensor& b, Scalar alpha, Scalar beta,
             const Tensor& out) override;  // cpu_matmul.cpp
+
+  // cpu_conv2d.cpp
+  bool has_conv2d(DType dtype) const override;
+  bool conv2d_forward(const Tensor& x, const Tensor& w, const Conv2dArgs& a,
+                      const Tensor& y) override;
+  bool conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2dArgs& a,
+                             const Tensor& dx) override;
+  bool conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Conv2dArgs& a,
+                              const Tensor& dw) override;
 };
 
 // Strided copy with dtype conversion on the calling thread's share of work (used by cat too).
