@@ -65,7 +65,7 @@ def xavier(net):
     return net
 
 
-def train(device, data, epochs, seed=0, verbose=True, model="lenet"):
+def train(device, data, epochs, seed=0, verbose=True, model="lenet", max_batches=-1):
     torch.manual_seed(seed)
     (xtr, ytr), (xte, yte) = [(x.to(device), y.to(device)) for x, y in data]
     net = (lenet() if model == "lenet" else xavier(resnet18())).to(device)
@@ -79,8 +79,12 @@ def train(device, data, epochs, seed=0, verbose=True, model="lenet"):
         order = torch.randperm(n, device=device)
         loss_sum = torch.zeros((), device=device)
         hits = torch.zeros((), device=device, dtype=torch.int64)
+        seen = 0
         for i in range(0, n, 256):
+            if max_batches >= 0 and i // 256 == max_batches:
+                break
             b = order[i:i + 256]
+            seen += b.shape[0]
             x, y = xtr[b], ytr[b]
             opt.zero_grad()
             logits = net(x)
@@ -90,23 +94,24 @@ def train(device, data, epochs, seed=0, verbose=True, model="lenet"):
             with torch.no_grad():
                 loss_sum += loss.detach() * y.shape[0]
                 hits += (logits.argmax(1) == y).sum()
-        train_loss, train_acc = loss_sum.item() / n, hits.item() / n
+        train_loss, train_acc = loss_sum.item() / seen, hits.item() / seen
         sync(device)
         seconds = time.perf_counter() - start
         with torch.no_grad():
             net.eval()
+            stop = xte.shape[0] if max_batches < 0 else min(xte.shape[0], 256 * max_batches)
             correct = sum((net(xte[i:i + 256]).argmax(1) == yte[i:i + 256]).sum().item()
-                          for i in range(0, xte.shape[0], 256))
+                          for i in range(0, stop, 256))
             net.train()
-        test_acc = correct / xte.shape[0]
+        test_acc = correct / stop
         if not verbose:
             continue
         key = device.type + ("" if model == "lenet" else "-" + model)
         best = SUMMARY.get(key, (seconds, 0))[0]
         SUMMARY[key] = (min(best, seconds), test_acc)
         print(f"  torch {key:5s} epoch {epoch + 1:2d}  loss {train_loss:.3f}  train acc "
-              f"{train_acc:.3f}  test acc {correct / xte.shape[0]:.3f}  {seconds:6.2f} s  "
-              f"{n / seconds:8.0f} examples/s", flush=True)
+              f"{train_acc:.3f}  test acc {test_acc:.3f}  {seconds:6.2f} s  "
+              f"{seen / seconds:8.0f} examples/s", flush=True)
     return test_acc
 
 
@@ -121,6 +126,9 @@ def main():
     ap.add_argument("--resnet-epochs", type=int, default=0,
                     help="also train the ResNet-18 variant on the GPU (examples/training's "
                          "TL_TRAIN_RESNET_EPOCHS)")
+    ap.add_argument("--resnet-cpu-batches", type=int, default=0,
+                    help="also train the ResNet-18 variant on the CPU for the first N batches of "
+                         "one epoch (examples/training's TL_TRAIN_RESNET_CPU_BATCHES)")
     ap.add_argument("--seeds", type=int, default=1,
                     help="GPU runs from seeds 0..k-1; prints each final test accuracy and the "
                          "mean (examples/training's TL_TRAIN_SEEDS)")
@@ -144,6 +152,8 @@ def main():
             train(torch.device("cuda"), data, args.resnet_epochs, model="resnet")
     if args.cpu_epochs:
         train(torch.device("cpu"), data, args.cpu_epochs)
+    if args.resnet_cpu_batches:
+        train(torch.device("cpu"), data, 1, model="resnet", max_batches=args.resnet_cpu_batches)
     if args.summary:
         with open(args.summary, "w") as f:
             for device, (seconds, acc) in SUMMARY.items():

@@ -67,12 +67,14 @@ struct Run {
   std::string step_table;
 };
 
-double accuracy(nn::Sequential& net, tl::data::DataLoader& loader) {
+// Test accuracy over the loader's batches (the first max_batches of them when >= 0).
+double accuracy(nn::Sequential& net, tl::data::DataLoader& loader, int64_t max_batches = -1) {
   tl::NoGradGuard no_grad;
   net->eval();
   tl::Tensor correct;
-  int64_t total = 0;
+  int64_t total = 0, batches = 0;
   for (const tl::data::Example& batch : loader) {
+    if (max_batches >= 0 && batches++ == max_batches) break;
     const tl::Tensor hits = tl::sum(tl::argmax(net(batch.data), 1) == batch.target);
     correct = correct.defined() ? correct + hits : hits;
     total += batch.target.size(0);
@@ -109,7 +111,8 @@ const Model kResNet{"ResNet-18", tl_example::resnet18, 0.05};
 
 Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& train_set,
           const std::shared_ptr<const tl::data::Dataset>& test_set, int epochs, uint64_t seed = 0,
-          bool verbose = true, bool graphed = false, const Model& model = kLeNet) {
+          bool verbose = true, bool graphed = false, const Model& model = kLeNet,
+          int64_t max_batches = -1) {
   tl::manual_seed(seed);
   nn::Sequential net = model.make();
   init_weights(net);
@@ -134,7 +137,10 @@ Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& tra
     // Sums stay on the device: reading them each batch would wait for the GPU every step.
     tl::Tensor loss_sum, hit_sum;
     int64_t seen = 0;
+    int64_t batches = 0;
     for (const tl::data::Example& batch : loader) {
+      // max_batches >= 0: only the epoch's first batches (the ResNet on a CPU).
+      if (max_batches >= 0 && batches++ == max_batches) break;
       const int64_t n = batch.target.size(0);
       StepOut out;
       if (!graphed || n != 256 || eager_steps < 2) {
@@ -165,7 +171,7 @@ Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& tra
     if (gpu) tl::cuda::synchronize();
     ep.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     ep.examples_per_s = static_cast<double>(seen) / ep.seconds;
-    ep.test_acc = accuracy(net, test_loader);
+    ep.test_acc = accuracy(net, test_loader, max_batches);
     if (verbose) {
       std::printf(
           "  %-7s epoch %2d  loss %.3f  train acc %.3f  test acc %.3f  %6.2f s  %8.0f "
@@ -176,7 +182,7 @@ Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& tra
     }
     run.epochs.push_back(ep);
   }
-  if (!verbose || graphed) return run;
+  if (!verbose || graphed || max_batches >= 0) return run;
 
   // One more step under the profiler: where a step's time goes.
   prof::ProfileOptions options;
@@ -262,6 +268,23 @@ int main() {
       resnet =
           train(tl::Device::cuda(0), train_full, test_set, resnet_epochs, 0, true, false, kResNet);
     }
+    // The same ResNet on the CPU, on the first TL_TRAIN_RESNET_CPU_BATCHES batches (default 4)
+    // of one epoch and as many test batches: a whole epoch is 235 steps of several seconds each
+    // on a few cores.
+    const int resnet_cpu_batches = env_int("TL_TRAIN_RESNET_CPU_BATCHES", 4);
+    std::optional<Run> resnet_cpu;
+    if (resnet_cpu_batches > 0 && cpu_epochs > 0) {
+      std::printf("\nResNet-18 on the CPU, the first %d batches of an epoch:\n",
+                  resnet_cpu_batches);
+      resnet_cpu = train(tl::Device::cpu(), train_full, test_set, 1, 0, true, false, kResNet,
+                         resnet_cpu_batches);
+      const Epoch& e = resnet_cpu->epochs.back();
+      std::printf(
+          "  %.2f s per step of 256 images on %d threads: a whole epoch (235 steps) would take "
+          "about %.0f s here.\n",
+          e.seconds / resnet_cpu_batches, tl::get_num_threads(),
+          e.seconds / resnet_cpu_batches * 235);
+    }
     if (runs.empty()) {
       std::printf("No epochs asked for (TL_TRAIN_EPOCHS, TL_TRAIN_CPU_EPOCHS).\n");
       return 0;
@@ -332,12 +355,14 @@ int main() {
     }
     // Beside PyTorch (bench/torch_lenet.py --summary on the same machine, TL_TORCH_SUMMARY).
     const std::map<std::string, TorchRun> torch_runs = torch_summary();
-    std::vector<Run> all = runs;
-    if (resnet) all.push_back(*resnet);
-    for (const Run& r : all) {
-      const std::string type = r.device.substr(0, r.device.find(':'));
-      const bool is_resnet = resnet && &r == &all.back();
-      const auto it = torch_runs.find(type == "cuda" ? (is_resnet ? "cuda-resnet" : "cuda") : "cpu");
+    // Each run with its key in the summary: the device type, "-resnet" for the ResNet's.
+    std::vector<std::pair<Run, std::string>> all;
+    for (const Run& r : runs)
+      all.emplace_back(r, r.device.substr(0, r.device.find(':')) == "cuda" ? "cuda" : "cpu");
+    if (resnet) all.emplace_back(*resnet, "cuda-resnet");
+    if (resnet_cpu) all.emplace_back(*resnet_cpu, "cpu-resnet");
+    for (const auto& [r, key] : all) {
+      const auto it = torch_runs.find(key);
       if (it == torch_runs.end() || r.epochs.empty()) continue;
       const double ours = best_seconds(r.epochs);
       std::printf(
