@@ -11,6 +11,7 @@
 #include "tensorlet/ops/reduce.h"
 #include "tensorlet/tensor/error.h"
 #include "tensorlet/tensor/grad_mode.h"
+#include "tensorlet/tensor/op_scope.h"
 
 namespace tensorlet::nn {
 
@@ -56,6 +57,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
   constexpr const char* op = "tl::nn::functional::batch_norm";
+  profiler::OpScope scope(op);  // its own row in the profiler's tables, fused or not
   check_defined(x, op);
   TL_CHECK(x.dim() >= 2, ShapeError, op, "expected an input of 2 or more dims [N, C, ...], got ",
            x.shape());
