@@ -196,9 +196,9 @@ Run train(tl::Device device, const std::shared_ptr<const tl::data::Dataset>& tra
     opt.step();
     if (gpu) tl::cuda::synchronize();
     profile.stop();
-    run.step_table = profile.key_averages().table(
-        {.sort_by = gpu ? "cuda_time_total" : "cpu_time_total",
-         .row_limit = &model == &kLeNet ? 12 : 24});
+    run.step_table =
+        profile.key_averages().table({.sort_by = gpu ? "cuda_time_total" : "cpu_time_total",
+                                      .row_limit = &model == &kLeNet ? 12 : 24});
   }
   return run;
 }

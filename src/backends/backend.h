@@ -310,9 +310,8 @@ class Backend {
   // and dtype), dweight and dbias ([channels], the parameter dtype), each undefined when not
   // wanted; each written whole.
   virtual void batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight,
-                                   const Tensor& mean, const Tensor& invstd,
-                                   const BatchNormArgs& a, const Tensor& dx,
-                                   const Tensor& dweight, const Tensor& dbias);
+                                   const Tensor& mean, const Tensor& invstd, const BatchNormArgs& a,
+                                   const Tensor& dx, const Tensor& dweight, const Tensor& dbias);
   // Whether this backend may have its own convolution for dtype (the front-end then tries it).
   virtual bool has_conv2d(DType /*dtype*/) const { return false; }
   virtual bool conv2d_forward(const Tensor& /*x*/, const Tensor& /*w*/, const Conv2dArgs& /*a*/,

@@ -39,7 +39,7 @@ class CpuBackend final : public Backend {
   void cross_entropy_backward(const Tensor& grad, const Tensor& x, const Tensor& target,
                               const Tensor& weight, const Tensor& weight_total, const Tensor& lse,
                               const CrossEntropyArgs& args,
-                              const Tensor& dx) override;  // cpu_cross_entropy.cpp
+                              const Tensor& dx) override;     // cpu_cross_entropy.cpp
   bool has_batch_norm(DType x, DType param) const override {  // cpu_batch_norm.cpp
     return x == param && (x == DType::Float32 || x == DType::Float64);
   }
@@ -49,8 +49,7 @@ class CpuBackend final : public Backend {
                           const Tensor& invstd) override;
   void batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& weight,
                            const Tensor& mean, const Tensor& invstd, const BatchNormArgs& a,
-                           const Tensor& dx, const Tensor& dweight,
-                           const Tensor& dbias) override;
+                           const Tensor& dx, const Tensor& dweight, const Tensor& dbias) override;
   void where(const Tensor& cond, const ElementwiseArg& a, const ElementwiseArg& b,
              const Tensor& out) override;  // cpu_binary.cpp
   void reduce(ReduceOp op, const Tensor& in, const std::vector<bool>& reduce_dims,
